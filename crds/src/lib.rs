@@ -1,0 +1,1 @@
+//! The external-secrets.io API types.
