@@ -1,1 +1,36 @@
-fn main() {}
+//! Entry point of the `external-secrets` binary: parse the command line and dispatch.
+
+mod cli;
+
+use anyhow::Context;
+use clap::Parser;
+use cli::{Cli, Command};
+use std::io::Write;
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::Crds { out_dir } => print_crds(out_dir.as_deref()),
+    }
+}
+
+/// Emits the CRD manifests generated from the Rust types, to stdout or into a directory.
+fn print_crds(out_dir: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let manifests = external_secrets_crds::manifests();
+    match out_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            for (file_name, yaml) in manifests {
+                let path = dir.join(file_name);
+                std::fs::write(&path, yaml).with_context(|| format!("writing {}", path.display()))?;
+            }
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            for (_, yaml) in manifests {
+                writeln!(stdout, "---")?;
+                stdout.write_all(yaml.as_bytes())?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! Registry rules: one provider per store, clear errors for what this build cannot serve.
+
+use super::*;
+use crate::credentials::MemorySecretSource;
+use crate::error::ErrorKind;
+use external_secrets_crds::v1::{AwsProvider, FakeProviderData};
+
+fn aws() -> AwsProvider {
+    serde_json::from_str(r#"{"service":"SecretsManager","region":"eu-west-1"}"#).unwrap()
+}
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+fn registry() -> Registry {
+    Registry::new(Arc::new(MemorySecretSource::default()))
+}
+
+fn fake_provider() -> SecretStoreProvider {
+    SecretStoreProvider {
+        fake: Some(FakeProvider {
+            data: vec![FakeProviderData {
+                key: "k".into(),
+                value: "v".into(),
+                version: None,
+            }],
+            validation_result: None,
+        }),
+        ..SecretStoreProvider::default()
+    }
+}
+
+fn secret_store(provider: SecretStoreProvider) -> SecretStore {
+    SecretStore {
+        metadata: ObjectMeta {
+            name: Some("store".into()),
+            namespace: Some("team".into()),
+            uid: Some("uid-1".into()),
+            generation: Some(3),
+            ..ObjectMeta::default()
+        },
+        spec: SecretStoreSpec {
+            provider,
+            ..SecretStoreSpec::default()
+        },
+        status: None,
+    }
+}
+
+#[test]
+fn store_refs_carry_identity_and_version() {
+    let store = secret_store(fake_provider());
+    let store_ref = StoreRef::from(&store);
+    assert_eq!(store_ref.id, StoreId::secret_store("team", "store"));
+    assert_eq!(store_ref.version, "uid-1/3");
+
+    let cluster = ClusterSecretStore {
+        metadata: ObjectMeta {
+            name: Some("global".into()),
+            ..ObjectMeta::default()
+        },
+        spec: external_secrets_crds::v1::ClusterSecretStoreSpec(SecretStoreSpec::default()),
+        status: None,
+    };
+    assert_eq!(
+        StoreRef::from(&cluster).id,
+        StoreId::cluster_secret_store("global")
+    );
+}
+
+#[test]
+fn exactly_one_provider_must_be_set() {
+    let error = Backend::of(&SecretStoreProvider::default()).unwrap_err();
+    assert_eq!(
+        error.message(),
+        "secret stores must only have exactly one backend specified, found 0"
+    );
+    let mut two = fake_provider();
+    two.aws = Some(aws());
+    let error = Backend::of(&two).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::InvalidConfig);
+    assert!(error.message().ends_with("found 2"));
+    assert_eq!(Backend::of(&fake_provider()).unwrap().name(), "fake");
+}
+
+#[tokio::test]
+async fn unimplemented_providers_are_permanently_unsupported() {
+    let aws = secret_store(SecretStoreProvider {
+        aws: Some(aws()),
+        ..SecretStoreProvider::default()
+    });
+    let error = registry()
+        .new_client(&StoreRef::from(&aws), None)
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(
+        error.message(),
+        r#"provider "aws" is not supported by this build"#
+    );
+    assert_eq!(error.kind(), ErrorKind::Unsupported);
+    assert!(!error.is_temporary());
+    let error = registry()
+        .validate_store(&StoreRef::from(&aws))
+        .unwrap_err();
+    assert_eq!(error.reason(), "Unsupported");
+    assert!(
+        Backend::of(&aws.spec.provider)
+            .unwrap()
+            .capabilities()
+            .is_err()
+    );
+
+    let kubernetes = secret_store(SecretStoreProvider {
+        kubernetes: Some(KubernetesProvider::default()),
+        ..SecretStoreProvider::default()
+    });
+    let error = registry()
+        .new_client(&StoreRef::from(&kubernetes), None)
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(
+        error.message(),
+        r#"provider "kubernetes" is not supported by this build"#
+    );
+}
+
+#[cfg(feature = "fake")]
+#[tokio::test]
+async fn a_fake_store_builds_a_working_client() {
+    use crate::request::RemoteRef;
+    let store = secret_store(fake_provider());
+    let registry = registry();
+    let backend = registry.validate_store(&StoreRef::from(&store)).unwrap();
+    assert_eq!(backend.capabilities().unwrap(), Capabilities::ReadWrite);
+    assert!(!backend.depends_on_caller());
+    let client = registry
+        .new_client(&StoreRef::from(&store), None)
+        .await
+        .unwrap();
+    let value = client.get_secret(&RemoteRef::new("k")).await.unwrap();
+    assert_eq!(value.expose(), b"v");
+
+    let mut broken = fake_provider();
+    broken.fake.as_mut().unwrap().data[0].key.clear();
+    let error = registry
+        .validate_store(&StoreRef::from(&secret_store(broken)))
+        .unwrap_err();
+    assert_eq!(error.message(), "key must be set in data 0");
+}
+
+#[cfg(not(feature = "fake"))]
+#[tokio::test]
+async fn a_provider_left_out_of_the_build_says_so() {
+    let store = secret_store(fake_provider());
+    let error = registry()
+        .new_client(&StoreRef::from(&store), None)
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(error.message(), r#"provider "fake" is not compiled in"#);
+    assert_eq!(error.kind(), ErrorKind::Unsupported);
+}
+
+#[cfg(feature = "webhook")]
+#[test]
+fn webhook_stores_are_validated_statically() {
+    let store = secret_store(SecretStoreProvider {
+        webhook: Some(WebhookProvider {
+            url: "http://x/{{ .remoteRef.key".into(),
+            ..WebhookProvider::default()
+        }),
+        ..SecretStoreProvider::default()
+    });
+    let error = registry()
+        .validate_store(&StoreRef::from(&store))
+        .unwrap_err();
+    assert_eq!(error.message(), "failed to parse url: unclosed action");
+    assert!(
+        Backend::of(&store.spec.provider)
+            .unwrap()
+            .depends_on_caller()
+    );
+}

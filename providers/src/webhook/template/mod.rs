@@ -1,0 +1,370 @@
+//! A small Go `text/template` engine for the webhook's `url`, `headers`, `body` and
+//! `result.jsonPath`, so upstream manifests work unchanged.
+//!
+//! Supported subset:
+//! * text with `{{ ... }}` actions, the `{{-` / `-}}` whitespace trim markers, `{{/* comments */}}`;
+//! * fields `.a.b`, `.` and `$` (the data root), `$.a.b`, and fields of a parenthesised pipeline;
+//! * string (`"..."` with Go escapes, `` `raw` ``), integer, `true`/`false` and `nil` literals;
+//! * pipelines `a | f x` (the left value becomes the last argument), nested `( ... )`;
+//! * `if` / `else if` / `else` / `end` (no `range`, `with`, variables or `define`);
+//! * functions — Go builtins: `print`, `printf` (`%s %v %d %q %%`), `println`, `urlquery`,
+//!   `index`, `len`, `eq`, `ne`, `and`, `or`, `not`; sprig: `b64enc`, `b64dec`, `upper`, `lower`,
+//!   `trim`, `trimPrefix`, `trimSuffix`, `replace`, `quote`, `squote`, `default`, `empty`,
+//!   `contains`, `hasPrefix`, `hasSuffix`, `toJson`, `fromJson` (objects and scalars).
+//!
+//! As in Go, a missing map key prints `<no value>` and is false in `if`; `index` of a missing key
+//! is the empty string. Secret values are handled as text (invalid UTF-8 is replaced).
+//! Error messages never include data values.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+mod functions;
+mod lex;
+
+pub use functions::query_escape;
+pub(crate) use functions::string_map;
+
+use functions::call;
+use lex::{Piece, Token, split_actions};
+
+/// A value inside a template.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A missing map entry (Go's invalid value).
+    Missing,
+    /// `nil`.
+    Nil,
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// Text.
+    Str(String),
+    /// A map (the data and its `remoteRef` and secret entries).
+    Map(BTreeMap<String, Value>),
+}
+
+impl Value {
+    /// Go's truth: false, 0, "", an empty map, nil and missing values are false.
+    pub fn is_true(&self) -> bool {
+        match self {
+            Value::Missing | Value::Nil => false,
+            Value::Bool(value) => *value,
+            Value::Int(value) => *value != 0,
+            Value::Str(value) => !value.is_empty(),
+            Value::Map(value) => !value.is_empty(),
+        }
+    }
+
+    /// How Go prints the value (`fmt.Sprint`).
+    pub fn render(&self) -> String {
+        match self {
+            Value::Missing => "<no value>".to_owned(),
+            Value::Nil => "<nil>".to_owned(),
+            Value::Bool(value) => value.to_string(),
+            Value::Int(value) => value.to_string(),
+            Value::Str(value) => value.clone(),
+            Value::Map(entries) => {
+                let mut out = String::from("map[");
+                for (position, (key, value)) in entries.iter().enumerate() {
+                    if position > 0 {
+                        out.push(' ');
+                    }
+                    let _ = write!(out, "{key}:{}", value.render());
+                }
+                out.push(']');
+                out
+            }
+        }
+    }
+}
+
+/// A parsed template.
+#[derive(Debug, Clone)]
+pub struct Template {
+    nodes: Vec<Node>,
+}
+
+#[derive(Debug, Clone)]
+enum Node {
+    Text(String),
+    Output(Pipeline),
+    If {
+        branches: Vec<(Pipeline, Vec<Node>)>,
+        otherwise: Vec<Node>,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Pipeline(Vec<Command>);
+
+#[derive(Debug, Clone)]
+struct Command(Vec<Term>);
+
+#[derive(Debug, Clone)]
+enum Term {
+    Literal(Value),
+    Function(String),
+    Field { base: Base, path: Vec<String> },
+}
+
+#[derive(Debug, Clone)]
+enum Base {
+    Root,
+    Pipeline(Box<Pipeline>),
+}
+
+impl Template {
+    /// Parses `source`; errors describe the problem without echoing the template.
+    pub fn parse(source: &str) -> Result<Self, String> {
+        let actions = split_actions(source)?;
+        let mut position = 0;
+        let (nodes, terminator) = parse_nodes(&actions, &mut position)?;
+        match terminator {
+            None => Ok(Self { nodes }),
+            Some(keyword) => Err(format!("unexpected {{{{{keyword}}}}}")),
+        }
+    }
+
+    /// Renders the template with `data` as `.`.
+    pub fn render(&self, data: &Value) -> Result<String, String> {
+        let mut out = String::new();
+        render_nodes(&self.nodes, data, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// Parses nodes until `end`/`else` (returned as terminator) or the end of input.
+fn parse_nodes(
+    pieces: &[Piece],
+    position: &mut usize,
+) -> Result<(Vec<Node>, Option<String>), String> {
+    let mut nodes = Vec::new();
+    while let Some(piece) = pieces.get(*position) {
+        *position += 1;
+        let tokens = match piece {
+            Piece::Text(text) => {
+                nodes.push(Node::Text(text.clone()));
+                continue;
+            }
+            Piece::Action(tokens) => tokens,
+        };
+        match tokens.first().map(|(token, _)| token) {
+            Some(Token::Ident(keyword)) if keyword == "end" || keyword == "else" => {
+                return Ok((nodes, Some(render_keyword(tokens))));
+            }
+            Some(Token::Ident(keyword)) if keyword == "if" => {
+                nodes.push(parse_if(&tokens[1..], pieces, position)?);
+            }
+            Some(Token::Ident(keyword))
+                if matches!(
+                    keyword.as_str(),
+                    "range" | "with" | "define" | "template" | "block" | "break" | "continue"
+                ) =>
+            {
+                return Err(format!("{{{{{keyword}}}}} is not supported"));
+            }
+            None => return Err("missing value for command".to_owned()),
+            Some(_) => nodes.push(Node::Output(parse_pipeline(tokens)?)),
+        }
+    }
+    Ok((nodes, None))
+}
+
+fn render_keyword(tokens: &[(Token, bool)]) -> String {
+    match tokens {
+        [(Token::Ident(first), _), (Token::Ident(second), _), ..] if second == "if" => {
+            format!("{first} if")
+        }
+        [(Token::Ident(first), _), ..] => first.clone(),
+        _ => String::new(),
+    }
+}
+
+fn parse_if(
+    condition: &[(Token, bool)],
+    pieces: &[Piece],
+    position: &mut usize,
+) -> Result<Node, String> {
+    let mut branches = vec![(parse_pipeline(condition)?, Vec::new())];
+    loop {
+        let (nodes, terminator) = parse_nodes(pieces, position)?;
+        branches.last_mut().expect("one branch").1 = nodes;
+        let Some(terminator) = terminator else {
+            return Err("unexpected EOF: missing {{end}}".to_owned());
+        };
+        let Piece::Action(tokens) = &pieces[*position - 1] else {
+            unreachable!("a terminator is an action");
+        };
+        match Some(terminator.as_str()) {
+            Some("end") => {
+                return Ok(Node::If {
+                    branches,
+                    otherwise: Vec::new(),
+                });
+            }
+            Some("else if") => branches.push((parse_pipeline(&tokens[2..])?, Vec::new())),
+            Some("else") => {
+                let (otherwise, terminator) = parse_nodes(pieces, position)?;
+                if terminator.as_deref() != Some("end") {
+                    return Err("expected {{end}} after {{else}}".to_owned());
+                }
+                return Ok(Node::If {
+                    branches,
+                    otherwise,
+                });
+            }
+            _ => return Err("unexpected EOF: missing {{end}}".to_owned()),
+        }
+    }
+}
+
+fn parse_pipeline(tokens: &[(Token, bool)]) -> Result<Pipeline, String> {
+    let mut position = 0;
+    let pipeline = parse_pipeline_at(tokens, &mut position)?;
+    if position != tokens.len() {
+        return Err("unexpected ) in command".to_owned());
+    }
+    Ok(pipeline)
+}
+
+fn parse_pipeline_at(tokens: &[(Token, bool)], position: &mut usize) -> Result<Pipeline, String> {
+    let mut commands = vec![Command(Vec::new())];
+    while let Some((token, spaced)) = tokens.get(*position) {
+        let current = &mut commands.last_mut().expect("one command").0;
+        match token {
+            Token::Close => break,
+            Token::Pipe => {
+                if current.is_empty() {
+                    return Err("missing command before |".to_owned());
+                }
+                *position += 1;
+                commands.push(Command(Vec::new()));
+                continue;
+            }
+            _ => {}
+        }
+        if !current.is_empty() && !spaced {
+            return Err("missing space between arguments".to_owned());
+        }
+        *position += 1;
+        let term = match token {
+            Token::Dot => field_chain(Base::Root, tokens, position),
+            Token::Root => field_chain(Base::Root, tokens, position),
+            Token::Field(name) => {
+                let mut term = field_chain(Base::Root, tokens, position);
+                if let Term::Field { path, .. } = &mut term {
+                    path.insert(0, name.clone());
+                }
+                term
+            }
+            Token::Open => {
+                let inner = parse_pipeline_at(tokens, position)?;
+                if tokens.get(*position).map(|(token, _)| token) != Some(&Token::Close) {
+                    return Err("unclosed left paren".to_owned());
+                }
+                *position += 1;
+                field_chain(Base::Pipeline(Box::new(inner)), tokens, position)
+            }
+            Token::Ident(name) => Term::Function(name.clone()),
+            Token::Literal(value) => Term::Literal(value.clone()),
+            Token::Pipe | Token::Close => unreachable!("handled above"),
+        };
+        commands.last_mut().expect("one command").0.push(term);
+    }
+    if commands.iter().any(|command| command.0.is_empty()) {
+        return Err("missing value for command".to_owned());
+    }
+    for command in &commands {
+        if command.0.len() > 1 && !matches!(command.0[0], Term::Function(_)) {
+            return Err("can't give argument to non-function".to_owned());
+        }
+        if let Term::Function(name) = &command.0[0] {
+            functions::check_defined(name)?;
+        }
+    }
+    Ok(Pipeline(commands))
+}
+
+/// Fields directly following (no space) a base: `.a.b`, `$.a`, `(x).a`.
+fn field_chain(base: Base, tokens: &[(Token, bool)], position: &mut usize) -> Term {
+    let mut path = Vec::new();
+    while let Some((Token::Field(name), false)) = tokens.get(*position) {
+        path.push(name.clone());
+        *position += 1;
+    }
+    Term::Field { base, path }
+}
+
+fn render_nodes(nodes: &[Node], data: &Value, out: &mut String) -> Result<(), String> {
+    for node in nodes {
+        match node {
+            Node::Text(text) => out.push_str(text),
+            Node::Output(pipeline) => out.push_str(&evaluate(pipeline, data)?.render()),
+            Node::If {
+                branches,
+                otherwise,
+            } => {
+                let mut taken = false;
+                for (condition, body) in branches {
+                    if evaluate(condition, data)?.is_true() {
+                        render_nodes(body, data, out)?;
+                        taken = true;
+                        break;
+                    }
+                }
+                if !taken {
+                    render_nodes(otherwise, data, out)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn evaluate(pipeline: &Pipeline, data: &Value) -> Result<Value, String> {
+    let mut previous: Option<Value> = None;
+    for Command(terms) in &pipeline.0 {
+        let mut arguments = Vec::with_capacity(terms.len());
+        for term in &terms[1..] {
+            arguments.push(evaluate_term(term, data)?);
+        }
+        arguments.extend(previous.take());
+        previous = Some(match &terms[0] {
+            Term::Function(name) => call(name, arguments)?,
+            term if arguments.is_empty() => evaluate_term(term, data)?,
+            _ => return Err("can't give argument to non-function".to_owned()),
+        });
+    }
+    Ok(previous.unwrap_or(Value::Missing))
+}
+
+fn evaluate_term(term: &Term, data: &Value) -> Result<Value, String> {
+    match term {
+        Term::Literal(value) => Ok(value.clone()),
+        Term::Function(name) => call(name, Vec::new()),
+        Term::Field { base, path } => match base {
+            Base::Root => walk(data, path),
+            Base::Pipeline(pipeline) => walk(&evaluate(pipeline, data)?, path),
+        },
+    }
+}
+
+/// Follows `path` from `value`; a missing key yields [`Value::Missing`], as in Go.
+fn walk(mut value: &Value, path: &[String]) -> Result<Value, String> {
+    for name in path {
+        value = match value {
+            Value::Map(entries) => match entries.get(name) {
+                Some(child) => child,
+                None => return Ok(Value::Missing),
+            },
+            Value::Missing | Value::Nil => return Ok(Value::Missing),
+            _ => return Err(format!("can't evaluate field {name} in a non-map value")),
+        };
+    }
+    Ok(value.clone())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,195 @@
+//! One behaviour suite for every compiled provider, each against its real server.
+//!
+//! Every case runs against every harness of `support::harnesses()`; a failure names the
+//! provider. Optional operations are checked only where the backend offers them, and otherwise
+//! must fail with a permanent `Unsupported` error.
+
+mod support;
+
+use external_secrets_providers::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
+use external_secrets_providers::{Capabilities, ErrorKind, SecretValue, ValidationResult};
+
+const JSON: &str = r#"{"user":"admin","pass":"s3cret"}"#;
+
+fn text(value: SecretValue) -> String {
+    String::from_utf8(value.into_bytes()).unwrap()
+}
+
+fn push(remote_key: &str, value: &str) -> PushRequest {
+    PushRequest::single(
+        [("source".to_owned(), SecretValue::from(value))].into(),
+        "source",
+        remote_key,
+    )
+}
+
+#[tokio::test]
+async fn at_least_one_provider_is_tested_when_any_is_compiled() {
+    let count = support::harnesses().await.len();
+    assert_eq!(count > 0, cfg!(any(feature = "fake", feature = "webhook")));
+}
+
+#[tokio::test]
+async fn get_existing_secret() {
+    for harness in support::harnesses().await {
+        let client = harness.client(&[("db-password", "hunter2")]).await;
+        let value = client.get_secret(&RemoteRef::new("db-password")).await;
+        assert_eq!(text(value.unwrap()), "hunter2", "{}", harness.name());
+    }
+}
+
+#[tokio::test]
+async fn get_missing_secret_is_not_found() {
+    for harness in support::harnesses().await {
+        let client = harness.client(&[("present", "x")]).await;
+        let error = client
+            .get_secret(&RemoteRef::new("absent"))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.kind(),
+            ErrorKind::NotFound,
+            "{}: {error}",
+            harness.name()
+        );
+        assert!(!error.is_temporary(), "{}", harness.name());
+    }
+}
+
+#[tokio::test]
+async fn get_property_of_a_json_secret() {
+    for harness in support::harnesses().await {
+        let client = harness.client(&[("json", JSON)]).await;
+        let value = client
+            .get_secret(&RemoteRef::new("json").with_property("user"))
+            .await;
+        assert_eq!(text(value.unwrap()), "admin", "{}", harness.name());
+    }
+}
+
+#[tokio::test]
+async fn get_secret_map() {
+    for harness in support::harnesses().await {
+        let client = harness.client(&[("json", JSON)]).await;
+        let map = client
+            .get_secret_map(&RemoteRef::new("json"))
+            .await
+            .unwrap();
+        let map: Vec<(String, String)> = map.into_iter().map(|(k, v)| (k, text(v))).collect();
+        assert_eq!(
+            map,
+            [
+                ("pass".to_owned(), "s3cret".to_owned()),
+                ("user".to_owned(), "admin".to_owned())
+            ],
+            "{}",
+            harness.name()
+        );
+    }
+}
+
+#[tokio::test]
+async fn find_by_name_regexp() {
+    for harness in support::harnesses().await {
+        let client = harness
+            .client(&[("db-one", "1"), ("db-two", "2"), ("cache", "3")])
+            .await;
+        let result = client.get_all_secrets(&Find::by_name("^db-")).await;
+        if harness.features().find_by_name {
+            let found: Vec<(String, String)> = result
+                .unwrap()
+                .into_iter()
+                .map(|(k, v)| (k, text(v)))
+                .collect();
+            assert_eq!(
+                found,
+                [
+                    ("db-one".to_owned(), "1".to_owned()),
+                    ("db-two".to_owned(), "2".to_owned())
+                ],
+                "{}",
+                harness.name()
+            );
+        } else {
+            let error = result.unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::Unsupported, "{}", harness.name());
+            assert!(!error.is_temporary());
+        }
+    }
+}
+
+#[tokio::test]
+async fn push_then_get() {
+    for harness in support::harnesses().await {
+        let client = harness.client(&[]).await;
+        client.push_secret(&push("pushed", "first")).await.unwrap();
+        client.push_secret(&push("pushed", "second")).await.unwrap();
+        let value = client.get_secret(&RemoteRef::new("pushed")).await.unwrap();
+        assert_eq!(text(value), "second", "{}", harness.name());
+    }
+}
+
+#[tokio::test]
+async fn delete_then_not_found() {
+    for harness in support::harnesses().await {
+        if !harness.features().delete_removes {
+            continue;
+        }
+        let client = harness.client(&[]).await;
+        client.push_secret(&push("doomed", "v")).await.unwrap();
+        client
+            .delete_secret(&PushRemoteRef::new("doomed"))
+            .await
+            .unwrap();
+        let error = client
+            .get_secret(&RemoteRef::new("doomed"))
+            .await
+            .unwrap_err();
+        assert!(error.is_not_found(), "{}: {error}", harness.name());
+        // Deleting what is already gone succeeds.
+        client
+            .delete_secret(&PushRemoteRef::new("doomed"))
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn secret_exists() {
+    for harness in support::harnesses().await {
+        let client = harness.client(&[("seeded", "v")]).await;
+        let exists = |key: &'static str| {
+            let client = client.clone();
+            async move {
+                client
+                    .secret_exists(&PushRemoteRef::new(key))
+                    .await
+                    .unwrap()
+            }
+        };
+        assert!(exists("seeded").await, "{}", harness.name());
+        assert!(!exists("pushed").await, "{}", harness.name());
+        client.push_secret(&push("pushed", "v")).await.unwrap();
+        assert!(exists("pushed").await, "{}", harness.name());
+    }
+}
+
+#[tokio::test]
+async fn validate_and_capabilities() {
+    for harness in support::harnesses().await {
+        let client = harness.client(&[]).await;
+        assert_eq!(
+            client.validate().await.unwrap(),
+            ValidationResult::Ready,
+            "{}",
+            harness.name()
+        );
+        assert_eq!(
+            client.capabilities(),
+            Capabilities::ReadWrite,
+            "{}",
+            harness.name()
+        );
+        client.close().await.unwrap();
+    }
+}

