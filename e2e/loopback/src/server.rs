@@ -1,0 +1,136 @@
+//! The HTTP(S) side: accepting connections (plain or TLS), serving HTTP/1.1 with hyper,
+//! bearer-token authentication, and shutting everything down.
+
+use crate::errors::{ApiError, ApiResult};
+use crate::routes;
+use crate::state::State;
+use crate::tokens::TokenIssuer;
+use http::{HeaderMap, header};
+use hyper_util::rt::TokioIo;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio_rustls::TlsAcceptor;
+
+/// What every request handler shares.
+pub(crate) struct Server {
+    state: Mutex<State>,
+    pub issuer: TokenIssuer,
+    /// The static bearer token clients must present (none: no authentication).
+    pub token: Option<String>,
+    /// `http(s)://host:port`.
+    pub base_url: String,
+    /// `host:port`, for `/api`'s serverAddressByClientCIDRs.
+    pub address: String,
+    pub bookmark_interval: Duration,
+    /// Flips to true at shutdown; watches end.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+impl Server {
+    pub(crate) fn new(
+        state: State,
+        issuer: TokenIssuer,
+        token: Option<String>,
+        base_url: String,
+        address: String,
+        bookmark_interval: Duration,
+        shutdown: watch::Receiver<bool>,
+    ) -> Self {
+        Self {
+            state: Mutex::new(state),
+            issuer,
+            token,
+            base_url,
+            address,
+            bookmark_interval,
+            shutdown,
+        }
+    }
+
+    /// The state, locked. Handlers never hold it across an await.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Accepts the static token, or a valid ServiceAccount token (as kube-apiserver does).
+    pub(crate) fn authenticate(&self, headers: &HeaderMap) -> ApiResult<()> {
+        let Some(expected) = &self.token else {
+            return Ok(());
+        };
+        let presented = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .map(str::trim);
+        match presented {
+            Some(token) if token == expected => Ok(()),
+            Some(token)
+                if self
+                    .lock()
+                    .review(&self.issuer, token, &[self.issuer.audience().to_owned()])
+                    .is_ok() =>
+            {
+                Ok(())
+            }
+            _ => Err(ApiError::unauthorized()),
+        }
+    }
+}
+
+/// Accepts connections until shutdown.
+pub(crate) async fn serve(listener: TcpListener, server: Arc<Server>, tls: Option<TlsAcceptor>) {
+    let mut shutdown = server.shutdown.clone();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else {
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let (server, tls) = (server.clone(), tls.clone());
+                tokio::spawn(async move {
+                    match tls {
+                        Some(acceptor) => match acceptor.accept(stream).await {
+                            Ok(stream) => connection(stream, server).await,
+                            Err(error) => tracing::debug!(%error, "TLS handshake failed"),
+                        },
+                        None => connection(stream, server).await,
+                    }
+                });
+            }
+            _ = shutdown.changed() => break,
+        }
+    }
+}
+
+async fn connection<I>(io: I, server: Arc<Server>)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let mut shutdown = server.shutdown.clone();
+    let service = hyper::service::service_fn(move |request| {
+        let server = server.clone();
+        async move { Ok::<_, Infallible>(routes::handle(server, request).await) }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .keep_alive(true)
+        .serve_connection(TokioIo::new(io), service);
+    tokio::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(error) = result {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+        }
+        _ = shutdown.changed() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(Duration::from_secs(1), connection).await;
+        }
+    }
+}

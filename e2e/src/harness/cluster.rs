@@ -1,0 +1,144 @@
+//! Connecting tests to a cluster: the one `KUBECONFIG` names, or a loopback API server
+//! started once per test process.
+
+use anyhow::Context;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::{
+    Api, Client, Config,
+    api::{Patch, PatchParams},
+    config::{KubeConfigOptions, Kubeconfig},
+    runtime::wait::{await_condition, conditions},
+};
+use std::{path::PathBuf, sync::OnceLock, time::Duration};
+
+/// Field manager the harness applies with, so its writes are recognisable in managedFields.
+const FIELD_MANAGER: &str = "external-secrets-e2e";
+
+/// A connection to the cluster under test.
+pub struct TestCluster {
+    /// Client for the cluster, bound to the calling test's runtime.
+    pub client: Client,
+    /// Kubeconfig file of the cluster, for child processes (kubectl, the controller binary).
+    pub kubeconfig: PathBuf,
+    /// Whether this is the process-wide loopback server (for diagnostics only: tests must not
+    /// behave differently).
+    pub loopback: bool,
+}
+
+impl TestCluster {
+    /// Connects to `KUBECONFIG` when set, otherwise to the process-wide loopback server.
+    pub async fn connect() -> anyhow::Result<Self> {
+        let (kubeconfig, loopback) = match std::env::var_os("KUBECONFIG") {
+            Some(path) if !path.is_empty() => (PathBuf::from(path), false),
+            _ => (loopback_kubeconfig()?, true),
+        };
+        let client = client_for(&kubeconfig).await?;
+        Ok(Self {
+            client,
+            kubeconfig,
+            loopback,
+        })
+    }
+}
+
+/// A client for the cluster a kubeconfig file describes (its current context).
+pub(crate) async fn client_for(kubeconfig: &std::path::Path) -> anyhow::Result<Client> {
+    let parsed = Kubeconfig::read_from(kubeconfig)
+        .with_context(|| format!("reading kubeconfig {}", kubeconfig.display()))?;
+    let config = Config::from_custom_kubeconfig(parsed, &KubeConfigOptions::default()).await?;
+    Ok(Client::try_from(config)?)
+}
+
+/// Starts the loopback server on a runtime of its own, so it outlives every test's runtime,
+/// and returns its kubeconfig path.
+fn loopback_kubeconfig() -> anyhow::Result<PathBuf> {
+    static KUBECONFIG: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    KUBECONFIG
+        .get_or_init(|| {
+            let (sender, receiver) = std::sync::mpsc::channel();
+            std::thread::Builder::new()
+                .name("loopback-apiserver".into())
+                .spawn(move || {
+                    let runtime = match tokio::runtime::Builder::new_multi_thread()
+                        .worker_threads(2)
+                        .enable_all()
+                        .build()
+                    {
+                        Ok(runtime) => runtime,
+                        Err(error) => {
+                            let _ = sender.send(Err(format!(
+                                "starting a runtime for the loopback API server: {error}"
+                            )));
+                            return;
+                        }
+                    };
+                    runtime.block_on(async move {
+                        let options = loopback_apiserver::Options {
+                            kubeconfig: Some(process_directory().join("kubeconfig")),
+                            ..loopback_apiserver::Options::default()
+                        };
+                        match loopback_apiserver::LoopbackServer::start(options).await {
+                            Ok(server) => {
+                                let _ = sender.send(Ok(server.kubeconfig_path().to_path_buf()));
+                                std::future::pending::<()>().await;
+                                drop(server);
+                            }
+                            Err(error) => {
+                                let _ = sender.send(Err(format!(
+                                    "starting the loopback API server: {error:#}"
+                                )));
+                            }
+                        }
+                    });
+                })
+                .map_err(|error| format!("spawning the loopback API server thread: {error}"))?;
+            receiver
+                .recv()
+                .unwrap_or_else(|_| Err("loopback API server thread died".to_owned()))
+        })
+        .clone()
+        .map_err(anyhow::Error::msg)
+}
+
+/// Prefix of the per-process directories holding the loopback server's kubeconfig.
+const DIRECTORY_PREFIX: &str = "eso-e2e-loopback-";
+
+/// This process's directory for the loopback kubeconfig. The server lives as long as the
+/// process, so it can never remove it: directories of processes that are gone are swept here.
+fn process_directory() -> PathBuf {
+    let temporary = std::env::temp_dir();
+    if let Ok(entries) = std::fs::read_dir(&temporary) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name.strip_prefix(DIRECTORY_PREFIX) else {
+                continue;
+            };
+            if std::path::Path::new("/proc/self").exists()
+                && !std::path::Path::new("/proc").join(pid).exists()
+            {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    temporary.join(format!("{DIRECTORY_PREFIX}{}", std::process::id()))
+}
+
+/// Installs (server-side applies) every CRD this build serves and waits until each is
+/// established. Idempotent, so every test may call it.
+pub async fn install_crds(client: &Client) -> anyhow::Result<()> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    for crd in external_secrets_crds::all_crds() {
+        let name = crd.metadata.name.clone().context("CRD without a name")?;
+        api.patch(&name, &params, &Patch::Apply(&crd))
+            .await
+            .with_context(|| format!("applying CRD {name}"))?;
+        tokio::time::timeout(
+            Duration::from_secs(30),
+            await_condition(api.clone(), &name, conditions::is_crd_established()),
+        )
+        .await
+        .with_context(|| format!("CRD {name} not established within 30s"))??;
+    }
+    Ok(())
+}

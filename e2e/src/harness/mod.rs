@@ -1,0 +1,45 @@
+//! The test harness: connecting to the cluster under test, throwaway namespaces, polling,
+//! and locating `kubectl`.
+
+mod cluster;
+mod crd;
+mod kubectl;
+mod namespace;
+
+pub use cluster::{TestCluster, install_crds};
+pub use crd::TestCrd;
+pub use kubectl::{Kubectl, kubectl};
+pub use namespace::TestNamespace;
+
+use std::future::Future;
+use std::time::Duration;
+
+/// A name unique to this test run: `<prefix>-<random>`, valid as a DNS label.
+pub fn unique_name(prefix: &str) -> String {
+    format!("{prefix}-{:08x}", fastrand::u32(..))
+}
+
+/// Polls `check` every 100ms until it returns `Some`, failing after `timeout`: real clusters
+/// do asynchronously what the loopback server may do at once (garbage collection, namespace
+/// deletion, CRD establishment).
+pub async fn eventually<T, F, Fut>(timeout: Duration, what: &str, mut check: F) -> anyhow::Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = anyhow::Result<Option<T>>>,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(value) = check().await? {
+            return Ok(value);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            anyhow::bail!("timed out after {timeout:?} waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Whether a kube error is the API's 404.
+pub fn is_not_found(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(status) if status.code == 404)
+}
