@@ -1,8 +1,10 @@
 //! Command-line interface: one subcommand per job the binary can do, so the same
 //! image runs the controller, the webhook and the tooling around them.
 
-use clap::{Parser, Subcommand};
+use clap::{ArgAction, Parser, Subcommand};
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Top-level arguments of the `external-secrets` binary.
 #[derive(Debug, Parser)]
@@ -24,6 +26,49 @@ pub enum Command {
         #[arg(long)]
         out_dir: Option<PathBuf>,
     },
+    /// Run the controllers (SecretStore and ClusterSecretStore) with the metrics and probe
+    /// server, until SIGINT or SIGTERM.
+    Run(RunArgs),
+}
+
+/// Flags of `run`, named as upstream's `external-secrets` flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// The controller is instantiated with a specific controller name and filters stores
+    /// based on their `spec.controller`.
+    #[arg(long, default_value = "default")]
+    pub controller_class: String,
+    /// The address the metric endpoint (and /healthz, /readyz) binds to; `:8080` means all
+    /// interfaces.
+    #[arg(long, default_value = ":8080", value_parser = parse_address)]
+    pub metrics_addr: SocketAddr,
+    /// Default time duration between reconciling (Cluster)SecretStores, e.g. `5m`.
+    #[arg(long, default_value = "5m", value_parser = parse_duration)]
+    pub store_requeue_interval: Duration,
+    /// Enable the ClusterSecretStore reconciler.
+    #[arg(long, default_value_t = true, action = ArgAction::Set)]
+    pub enable_cluster_store_reconciler: bool,
+    /// The number of concurrent reconciles per controller.
+    #[arg(long, default_value_t = 1)]
+    pub concurrent: u16,
+    /// Log level: debug, info, warn or error (or a tracing filter directive).
+    #[arg(long, default_value = "info")]
+    pub loglevel: String,
+}
+
+/// Accepts Go-style `:8080` as well as `host:port`.
+fn parse_address(text: &str) -> Result<SocketAddr, String> {
+    let full = match text.strip_prefix(':') {
+        Some(port) => format!("0.0.0.0:{port}"),
+        None => text.to_owned(),
+    };
+    full.parse()
+        .map_err(|error| format!("invalid address {text:?}: {error}"))
+}
+
+/// Accepts a Go duration such as `5m` or `1h30m`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    external_secrets_providers::duration::parse_go_duration(text)
 }
 
 #[cfg(test)]
@@ -34,5 +79,38 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn run_accepts_upstream_flags() {
+        use super::Command;
+        use clap::Parser;
+        let cli = Cli::try_parse_from([
+            "external-secrets",
+            "run",
+            "--controller-class",
+            "dev",
+            "--metrics-addr",
+            ":9090",
+            "--store-requeue-interval",
+            "1m",
+            "--enable-cluster-store-reconciler",
+            "false",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("expected run")
+        };
+        assert_eq!(args.controller_class, "dev");
+        assert_eq!(args.metrics_addr.to_string(), "0.0.0.0:9090");
+        assert_eq!(args.store_requeue_interval.as_secs(), 60);
+        assert!(!args.enable_cluster_store_reconciler);
+        let defaults = Cli::try_parse_from(["external-secrets", "run"]).unwrap();
+        let Command::Run(args) = defaults.command else {
+            panic!("expected run")
+        };
+        assert_eq!(args.controller_class, "default");
+        assert_eq!(args.store_requeue_interval.as_secs(), 300);
+        assert!(args.enable_cluster_store_reconciler);
     }
 }

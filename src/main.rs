@@ -1,6 +1,11 @@
 //! Entry point of the `external-secrets` binary: parse the command line and dispatch.
 
 mod cli;
+mod context;
+mod controllers;
+mod metrics;
+mod run;
+mod server;
 
 use anyhow::Context;
 use clap::Parser;
@@ -10,6 +15,12 @@ use std::io::Write;
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Crds { out_dir } => print_crds(out_dir.as_deref()),
+        Command::Run(args) => {
+            run::init_tracing(&args.loglevel);
+            tokio::runtime::Runtime::new()
+                .context("starting the async runtime")?
+                .block_on(run::run(args))
+        }
     }
 }
 
@@ -21,7 +32,8 @@ fn print_crds(out_dir: Option<&std::path::Path>) -> anyhow::Result<()> {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             for (file_name, yaml) in manifests {
                 let path = dir.join(file_name);
-                std::fs::write(&path, yaml).with_context(|| format!("writing {}", path.display()))?;
+                std::fs::write(&path, yaml)
+                    .with_context(|| format!("writing {}", path.display()))?;
             }
         }
         None => {

@@ -1,0 +1,100 @@
+//! What every reconcile shares: the Kubernetes client, the provider client manager, metrics,
+//! the event recorder, the controller class and the per-store memory of validations.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use external_secrets_providers::{ClientManager, StoreId};
+use kube::runtime::events::{Recorder, Reporter};
+
+use crate::controllers::secret_store::status::Validated;
+use crate::metrics::Metrics;
+
+/// Upstream's field manager for everything the controller writes.
+pub const FIELD_MANAGER: &str = "external-secrets";
+
+/// Settings of the controllers, from the command line.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Only stores whose `spec.controller` is this (or empty) are processed.
+    pub controller_class: String,
+    /// The default store refresh interval (`--store-requeue-interval`).
+    pub store_requeue_interval: Duration,
+}
+
+/// Shared state of all reconciles.
+pub struct Context {
+    /// The Kubernetes client.
+    pub client: kube::Client,
+    /// Cached provider clients of every store.
+    pub clients: Arc<ClientManager>,
+    /// The exported metrics.
+    pub metrics: Arc<Metrics>,
+    recorders: Mutex<HashMap<&'static str, Recorder>>,
+    /// Command-line settings.
+    pub settings: Settings,
+    validations: Mutex<HashMap<StoreId, Validated>>,
+}
+
+impl Context {
+    /// A new context.
+    pub fn new(
+        client: kube::Client,
+        clients: Arc<ClientManager>,
+        metrics: Arc<Metrics>,
+        settings: Settings,
+    ) -> Self {
+        Self {
+            recorders: Mutex::default(),
+            client,
+            clients,
+            metrics,
+            settings,
+            validations: Mutex::default(),
+        }
+    }
+
+    /// The Event recorder reporting as `component` (upstream's recorder names, e.g.
+    /// `secret-store`), instance from the `POD_NAME` variable; one per component, so its
+    /// deduplication cache is shared.
+    pub fn recorder(&self, component: &'static str) -> Recorder {
+        self.recorders
+            .lock()
+            .expect("recorder lock")
+            .entry(component)
+            .or_insert_with(|| {
+                let reporter = Reporter {
+                    controller: component.to_owned(),
+                    instance: std::env::var("POD_NAME").ok(),
+                };
+                Recorder::new(self.client.clone(), reporter)
+            })
+            .clone()
+    }
+
+    /// The last validation of `store`, if any.
+    pub fn last_validation(&self, store: &StoreId) -> Option<Validated> {
+        self.validations
+            .lock()
+            .expect("validation lock")
+            .get(store)
+            .cloned()
+    }
+
+    /// Remembers the last validation of `store`.
+    pub fn set_validation(&self, store: &StoreId, validated: Validated) {
+        self.validations
+            .lock()
+            .expect("validation lock")
+            .insert(store.clone(), validated);
+    }
+
+    /// Forgets a deleted store.
+    pub fn forget(&self, store: &StoreId) {
+        self.validations
+            .lock()
+            .expect("validation lock")
+            .remove(store);
+    }
+}

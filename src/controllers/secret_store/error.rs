@@ -1,0 +1,53 @@
+//! Errors of the store reconciler, classified for the error policy.
+
+use external_secrets_providers::{ProviderError, StoreId};
+
+/// Why reconciling a store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The provider client could not be built (upstream's "could not get provider client").
+    #[error("could not get provider client for {store}: {source}")]
+    Client {
+        /// The store.
+        store: StoreId,
+        /// The provider's error (never carries secret values).
+        source: ProviderError,
+    },
+    /// The provider rejected the validation call (upstream's "could not validate provider").
+    #[error("could not validate provider of {store}: {source}")]
+    Validation {
+        /// The store.
+        store: StoreId,
+        /// The provider's error.
+        source: ProviderError,
+    },
+    /// Writing the status failed (upstream's "unable to patch status").
+    #[error("unable to patch status of {store}: {source}")]
+    PatchStatus {
+        /// The store.
+        store: StoreId,
+        /// The API error.
+        source: kube::Error,
+    },
+}
+
+impl Error {
+    /// A bounded PascalCase reason for logs and metric labels.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Error::Client { .. } => "InvalidProviderConfig",
+            Error::Validation { .. } => "ValidationFailed",
+            Error::PatchStatus { .. } => "PatchStatusFailed",
+        }
+    }
+
+    /// Whether retrying with backoff may help; permanent errors wait for a change of the store.
+    pub fn is_temporary(&self) -> bool {
+        match self {
+            Error::Client { source, .. } | Error::Validation { source, .. } => {
+                source.is_temporary()
+            }
+            Error::PatchStatus { .. } => true,
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! One reconcile of a store: class filter -> validation (when due) -> status patch (when
+//! changed) -> metrics and events -> requeue at the refresh interval plus jitter.
+
+use std::time::{Duration, Instant};
+
+use external_secrets_providers::{ProviderError, StoreRef, ValidationResult};
+use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
+use kube::api::{Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::runtime::events::{Event, EventType};
+use serde_json::json;
+
+use super::Store;
+use super::error::Error;
+use super::status::{self, CONDITION_READY, Outcome, Validated};
+use crate::context::{Context, FIELD_MANAGER};
+
+/// Reconciles one store, recording the controller-runtime metrics around it.
+pub async fn reconcile<K: Store>(store: &K, context: &Context) -> Result<Action, Error> {
+    let _timer = context.metrics.reconcile_started(K::CONTROLLER);
+    let started = Instant::now();
+    let result = reconcile_store(store, context).await;
+    context.metrics.set_store_duration(
+        K::CLUSTER,
+        &store.name_any(),
+        store.namespace().as_deref().unwrap_or_default(),
+        started.elapsed(),
+    );
+    let label = if result.is_ok() {
+        "requeue_after"
+    } else {
+        "error"
+    };
+    context.metrics.reconcile_finished(K::CONTROLLER, label);
+    result
+}
+
+/// Temporary errors back off exponentially per store; permanent ones wait for a change.
+pub fn error_policy<K: Store>(store: &K, error: &Error, context: &Context) -> Action {
+    tracing::warn!(
+        controller = K::CONTROLLER,
+        store = %store.store_ref().id,
+        reason = error.reason(),
+        %error,
+        "reconcile failed"
+    );
+    if error.is_temporary() {
+        let failures = context
+            .last_validation(&store.store_ref().id)
+            .map_or(1, |validated| validated.failures);
+        Action::requeue(status::backoff(failures))
+    } else {
+        Action::await_change()
+    }
+}
+
+/// Drops everything kept about a deleted store: its provider clients, validation memory and
+/// metric series.
+pub async fn forget<K: Store>(store: &K, context: &Context) {
+    let store_ref = store.store_ref();
+    tracing::debug!(store = %store_ref.id, "store deleted, dropping its clients");
+    context.clients.remove_store(&store_ref.id).await;
+    context.forget(&store_ref.id);
+    context.metrics.remove_store(
+        K::CLUSTER,
+        &store.name_any(),
+        store.namespace().as_deref().unwrap_or_default(),
+        CONDITION_READY,
+    );
+}
+
+async fn reconcile_store<K: Store>(store: &K, context: &Context) -> Result<Action, Error> {
+    if !status::should_process(store.spec(), &context.settings.controller_class) {
+        return Ok(Action::await_change());
+    }
+    if store.meta().deletion_timestamp.is_some() {
+        return Ok(Action::await_change());
+    }
+    let store_ref = store.store_ref();
+    let interval = status::refresh_interval(store.spec(), context.settings.store_requeue_interval);
+    let last = context.last_validation(&store_ref.id);
+    let now = Instant::now();
+    let has_ready = status::ready(store.status()).is_some();
+    if !status::needs_validation(last.as_ref(), &store_ref.version, has_ready, now) {
+        let due = last.map_or(interval, |last| last.due.saturating_duration_since(now));
+        return Ok(Action::requeue(due.max(Duration::from_secs(1))));
+    }
+
+    let (outcome, error) = validate(&store_ref, context).await;
+    let failures = match &error {
+        Some(error) if error.is_temporary() => last.map_or(0, |last| last.failures) + 1,
+        _ => 0,
+    };
+    let due = match &error {
+        Some(error) if error.is_temporary() => now + status::backoff(failures),
+        _ => now + interval,
+    };
+    let previous = store.status();
+    let next = status::next_status(previous, &outcome, Timestamp::now());
+    if previous != Some(&next) {
+        patch_status(store, &next, context)
+            .await
+            .map_err(|source| Error::PatchStatus {
+                store: store_ref.id.clone(),
+                source,
+            })?;
+    }
+    // Remembered only once the status is written, so a failed patch validates again.
+    context.set_validation(
+        &store_ref.id,
+        Validated {
+            version: store_ref.version.clone(),
+            due,
+            failures,
+        },
+    );
+
+    record(
+        store,
+        &outcome,
+        status::ready(previous),
+        status::ready(Some(&next)),
+        context,
+    )
+    .await;
+
+    match error {
+        Some(error) => Err(error),
+        None => Ok(Action::requeue(status::with_jitter(
+            interval,
+            fastrand::f64(),
+        ))),
+    }
+}
+
+/// Static validation, then the provider's own check; the outcome for the status and the error
+/// for the error policy.
+async fn validate(store_ref: &StoreRef<'_>, context: &Context) -> (Outcome, Option<Error>) {
+    let client_error = |source: ProviderError| {
+        let outcome = Outcome::InvalidProviderConfig(source.to_string());
+        let error = Error::Client {
+            store: store_ref.id.clone(),
+            source,
+        };
+        (outcome, Some(error))
+    };
+    if let Err(source) = context.clients.registry().validate_store(store_ref) {
+        return client_error(source);
+    }
+    let client = match context.clients.client(store_ref, None).await {
+        Ok(client) => client,
+        Err(source) => return client_error(source),
+    };
+    match client.validate().await {
+        Ok(ValidationResult::Ready | ValidationResult::Unknown) => {
+            (Outcome::Valid(client.capabilities()), None)
+        }
+        Err(source) => {
+            let outcome = Outcome::ValidationFailed(source.to_string());
+            let error = Error::Validation {
+                store: store_ref.id.clone(),
+                source,
+            };
+            (outcome, Some(error))
+        }
+    }
+}
+
+/// Writes the status by server-side apply on the status subresource.
+async fn patch_status<K: Store>(
+    store: &K,
+    next: &external_secrets_crds::v1::SecretStoreStatus,
+    context: &Context,
+) -> Result<(), kube::Error> {
+    let patch = json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "status": next,
+    });
+    store
+        .api(context.client.clone())
+        .patch_status(
+            &store.name_any(),
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(&patch),
+        )
+        .await
+        .map(drop)
+}
+
+/// Updates the condition gauge and publishes an Event when the `Ready` condition changed.
+async fn record<K: Store>(
+    store: &K,
+    outcome: &Outcome,
+    before: Option<(&str, Option<&str>)>,
+    after: Option<(&str, Option<&str>)>,
+    context: &Context,
+) {
+    let namespace = store.namespace().unwrap_or_default();
+    if let Some((ready, _)) = after {
+        context.metrics.set_store_condition(
+            K::CLUSTER,
+            &store.name_any(),
+            &namespace,
+            CONDITION_READY,
+            ready,
+        );
+    }
+    if before == after {
+        return;
+    }
+    let (warning, reason, message) = outcome.event();
+    let event = Event {
+        type_: if warning {
+            EventType::Warning
+        } else {
+            EventType::Normal
+        },
+        reason: reason.to_owned(),
+        note: Some(message),
+        action: "Validate".to_owned(),
+        secondary: None,
+    };
+    if let Err(error) = context
+        .recorder(K::EVENT_REPORTER)
+        .publish(&event, &store.object_ref(&()))
+        .await
+    {
+        tracing::warn!(store = %store.name_any(), %error, "could not publish event");
+    }
+}
+
+#[cfg(test)]
+#[path = "reconcile_tests.rs"]
+mod tests;

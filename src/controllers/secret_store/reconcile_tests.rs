@@ -1,0 +1,233 @@
+//! Reconcile scenarios against an in-process fake of the few API calls the store controller
+//! makes (status patch, event creation); every request is recorded and checked.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use external_secrets_crds::v1::{ClusterSecretStore, SecretStore};
+use external_secrets_providers::credentials::MemorySecretSource;
+use external_secrets_providers::{ClientManager, ManagerSettings};
+use http::{Request, Response, StatusCode};
+use http_body_util::BodyExt;
+use kube::client::Body;
+use kube::runtime::controller::Action;
+use serde_json::{Value, json};
+
+use super::{error_policy, reconcile};
+use crate::context::{Context, Settings};
+use crate::metrics::Metrics;
+
+/// One request the controller made: method, path and JSON body.
+type Recorded = (String, String, Value);
+
+/// A context whose Kubernetes client answers from memory, and the requests it received.
+fn context(class: &str) -> (Arc<Context>, Arc<Mutex<Vec<Recorded>>>) {
+    let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
+    let seen = requests.clone();
+    let service = tower::service_fn(move |request: Request<Body>| {
+        let seen = seen.clone();
+        async move {
+            let method = request.method().to_string();
+            let path = request.uri().path().to_owned();
+            let bytes = request.into_body().collect().await?.to_bytes();
+            let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            seen.lock()
+                .unwrap()
+                .push((method.clone(), path.clone(), body.clone()));
+            let (status, reply) = if method == "PATCH" && path.ends_with("/status") {
+                (StatusCode::OK, echo_store(&path, &body))
+            } else if method == "POST" && path.ends_with("/events") {
+                (StatusCode::CREATED, body)
+            } else {
+                (
+                    StatusCode::NOT_FOUND,
+                    json!({"kind": "Status", "code": 404}),
+                )
+            };
+            let response = Response::builder()
+                .status(status)
+                .body(Body::from(serde_json::to_vec(&reply).unwrap()))
+                .unwrap();
+            Ok::<_, tower::BoxError>(response)
+        }
+    });
+    let client = kube::Client::new(service, "default");
+    let clients = Arc::new(ClientManager::new(
+        Arc::new(MemorySecretSource::default()),
+        ManagerSettings::default(),
+    ));
+    let settings = Settings {
+        controller_class: class.to_owned(),
+        store_requeue_interval: Duration::from_secs(300),
+    };
+    let context = Context::new(client, clients, Arc::new(Metrics::default()), settings);
+    (Arc::new(context), requests)
+}
+
+/// The object a status patch returns: the patched status on a minimal store.
+fn echo_store(path: &str, patch: &Value) -> Value {
+    let name = path.trim_end_matches("/status").rsplit('/').next().unwrap();
+    json!({
+        "apiVersion": patch["apiVersion"],
+        "kind": patch["kind"],
+        "metadata": {"name": name, "uid": "u", "generation": 1},
+        "spec": {"provider": {"fake": {"data": []}}},
+        "status": patch["status"],
+    })
+}
+
+fn store(name: &str, controller: Option<&str>, provider: Value) -> SecretStore {
+    serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": name, "namespace": "team-a", "uid": format!("uid-{name}"), "generation": 1},
+        "spec": {"controller": controller, "provider": provider},
+    }))
+    .unwrap()
+}
+
+fn patches(requests: &Mutex<Vec<Recorded>>) -> Vec<Recorded> {
+    requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(method, _, _)| method == "PATCH")
+        .cloned()
+        .collect()
+}
+
+fn events(requests: &Mutex<Vec<Recorded>>) -> Vec<Value> {
+    requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(method, path, _)| method == "POST" && path.ends_with("/events"))
+        .map(|(_, _, body)| body.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn fake_store_becomes_ready_with_capabilities() {
+    let (context, requests) = context("default");
+    let store = Arc::new(store("fake", None, json!({"fake": {"data": []}})));
+    let action = reconcile(&*store, &context).await.unwrap();
+    assert_ne!(action, Action::await_change());
+
+    let patches = patches(&requests);
+    assert_eq!(patches.len(), 1);
+    let (_, path, body) = &patches[0];
+    assert_eq!(
+        path,
+        "/apis/external-secrets.io/v1/namespaces/team-a/secretstores/fake/status"
+    );
+    assert_eq!(body["kind"], "SecretStore");
+    assert_eq!(body["status"]["capabilities"], "ReadWrite");
+    let condition = &body["status"]["conditions"][0];
+    assert_eq!(condition["type"], "Ready");
+    assert_eq!(condition["status"], "True");
+    assert_eq!(condition["reason"], "Valid");
+    assert_eq!(condition["message"], "store validated");
+    let events = events(&requests);
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["type"], "Normal");
+    assert_eq!(events[0]["reason"], "Valid");
+    assert_eq!(events[0]["reportingController"], "secret-store");
+    let metrics = context.metrics.encode();
+    assert!(metrics.contains("secretstore_reconcile_duration{name=\"fake\",namespace=\"team-a\"}"));
+    assert!(metrics.contains(
+        "secretstore_status_condition{name=\"fake\",namespace=\"team-a\",condition=\"Ready\",status=\"True\"} 1"
+    ));
+
+    // The watch event of our own patch does not validate or write again.
+    let mut patched = (*store).clone();
+    patched.status = serde_json::from_value(body["status"].clone()).unwrap();
+    reconcile(&patched, &context).await.unwrap();
+    assert_eq!(requests.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn unsupported_provider_is_invalid_provider_config_and_waits_for_change() {
+    let (context, requests) = context("default");
+    let store = Arc::new(store(
+        "aws",
+        None,
+        json!({"aws": {"service": "SecretsManager", "region": "eu-west-1"}}),
+    ));
+    let error = reconcile(&*store, &context).await.unwrap_err();
+    assert_eq!(error.reason(), "InvalidProviderConfig");
+    assert_eq!(
+        error_policy(&*store, &error, &context),
+        Action::await_change()
+    );
+    let patches = patches(&requests);
+    let condition = &patches[0].2["status"]["conditions"][0];
+    assert_eq!(condition["status"], "False");
+    assert_eq!(condition["reason"], "InvalidProviderConfig");
+    let message = condition["message"].as_str().unwrap();
+    assert!(
+        message.contains("provider \"aws\" is not supported by this build"),
+        "{message}"
+    );
+    let events = events(&requests);
+    assert_eq!(events[0]["type"], "Warning");
+    assert_eq!(events[0]["reason"], "InvalidProviderConfig");
+}
+
+#[tokio::test]
+async fn unreachable_webhook_fails_validation_and_backs_off() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let (context, requests) = context("default");
+    let store = Arc::new(store(
+        "hook",
+        None,
+        json!({"webhook": {"url": format!("http://127.0.0.1:{port}/secret"), "result": {}}}),
+    ));
+    let error = reconcile(&*store, &context).await.unwrap_err();
+    assert_eq!(error.reason(), "ValidationFailed");
+    let condition = &patches(&requests)[0].2["status"]["conditions"][0];
+    assert_eq!(condition["status"], "False");
+    assert_eq!(condition["reason"], "InvalidProviderConfig");
+    assert!(
+        condition["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("unable to validate store")
+    );
+    assert!(error.is_temporary(), "{error}");
+    assert_eq!(
+        error_policy(&*store, &error, &context),
+        Action::requeue(Duration::from_secs(1))
+    );
+}
+
+#[tokio::test]
+async fn stores_of_another_class_are_left_untouched() {
+    let (context, requests) = context("default");
+    let store = Arc::new(store("other", Some("dev"), json!({"fake": {"data": []}})));
+    let action = reconcile(&*store, &context).await.unwrap();
+    assert_eq!(action, Action::await_change());
+    assert!(requests.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn cluster_store_status_goes_to_the_cluster_path() {
+    let (context, requests) = context("default");
+    let store: ClusterSecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ClusterSecretStore",
+        "metadata": {"name": "global", "uid": "uid-global", "generation": 1},
+        "spec": {"provider": {"fake": {"data": []}}},
+    }))
+    .unwrap();
+    reconcile(&store, &context).await.unwrap();
+    let patches = patches(&requests);
+    assert_eq!(
+        patches[0].1,
+        "/apis/external-secrets.io/v1/clustersecretstores/global/status"
+    );
+    assert!(context.metrics.encode().contains(
+        "clustersecretstore_status_condition{name=\"global\",namespace=\"\",condition=\"Ready\",status=\"True\"} 1"
+    ));
+}

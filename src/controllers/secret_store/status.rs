@@ -1,0 +1,308 @@
+//! Pure decisions of the store reconciler: the status to write, which stores this controller
+//! serves, and when to look at a store again. No I/O here.
+
+use std::time::Duration;
+
+use external_secrets_crds::v1::{SecretStoreSpec, SecretStoreStatus, SecretStoreStatusCondition};
+use external_secrets_providers::Capabilities;
+use external_secrets_providers::duration::parse_go_duration;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use k8s_openapi::jiff::Timestamp;
+
+/// Upstream's `SecretStoreReady` condition type.
+pub const CONDITION_READY: &str = "Ready";
+/// Upstream's `ReasonStoreValid`.
+pub const REASON_VALID: &str = "Valid";
+/// Upstream's `ReasonInvalidProviderConfig`.
+pub const REASON_INVALID_PROVIDER_CONFIG: &str = "InvalidProviderConfig";
+/// Upstream's `msgStoreValidated`.
+pub const MESSAGE_STORE_VALIDATED: &str = "store validated";
+/// Upstream's `errUnableCreateClient`.
+pub const MESSAGE_UNABLE_CREATE_CLIENT: &str = "unable to create client";
+/// Upstream's `errUnableValidateStore`.
+pub const MESSAGE_UNABLE_VALIDATE_STORE: &str = "unable to validate store";
+
+/// What validating a store found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Static checks and the provider's validation passed, or the provider could not tell
+    /// (upstream treats `ValidationResultUnknown` as valid).
+    Valid(Capabilities),
+    /// The configuration is unusable (bad config, provider not in this build); carries the
+    /// error message, which never holds secret values.
+    InvalidProviderConfig(String),
+    /// The provider's validation call failed; upstream reports it with the
+    /// `InvalidProviderConfig` reason too (`ReasonValidationFailed` is declared but unused).
+    ValidationFailed(String),
+}
+
+impl Outcome {
+    /// Whether the event is a warning, its reason and its message, as upstream records them.
+    pub fn event(&self) -> (bool, &'static str, String) {
+        match self {
+            Outcome::Valid(_) => (false, REASON_VALID, MESSAGE_STORE_VALIDATED.to_owned()),
+            Outcome::InvalidProviderConfig(message) => {
+                (true, REASON_INVALID_PROVIDER_CONFIG, message.clone())
+            }
+            Outcome::ValidationFailed(message) => {
+                (true, REASON_INVALID_PROVIDER_CONFIG, message.clone())
+            }
+        }
+    }
+
+    /// The `Ready` condition for this outcome (without a transition time).
+    fn condition(&self) -> (&'static str, &'static str, String) {
+        match self {
+            Outcome::Valid(_) => ("True", REASON_VALID, MESSAGE_STORE_VALIDATED.to_owned()),
+            Outcome::InvalidProviderConfig(message) => (
+                "False",
+                REASON_INVALID_PROVIDER_CONFIG,
+                format!("{MESSAGE_UNABLE_CREATE_CLIENT}: {message}"),
+            ),
+            Outcome::ValidationFailed(message) => (
+                "False",
+                REASON_INVALID_PROVIDER_CONFIG,
+                format!("{MESSAGE_UNABLE_VALIDATE_STORE}: {message}"),
+            ),
+        }
+    }
+
+    fn capabilities(&self) -> Option<Capabilities> {
+        match self {
+            Outcome::Valid(capabilities) => Some(*capabilities),
+            _ => None,
+        }
+    }
+}
+
+/// The status after `outcome`: the `Ready` condition replaced (its transition time kept when
+/// status, reason and message did not change), other conditions kept, capabilities set when known.
+pub fn next_status(
+    previous: Option<&SecretStoreStatus>,
+    outcome: &Outcome,
+    now: Timestamp,
+) -> SecretStoreStatus {
+    let (status, reason, message) = outcome.condition();
+    let mut next = previous.cloned().unwrap_or_default();
+    let old = next.conditions.iter().find(|c| c.r#type == CONDITION_READY);
+    let unchanged = old.is_some_and(|c| {
+        c.status == status
+            && c.reason.as_deref() == Some(reason)
+            && c.message.as_deref() == Some(message.as_str())
+    });
+    let last_transition_time = match old {
+        Some(old) if unchanged => old.last_transition_time.clone(),
+        _ => Some(Time(now)),
+    };
+    next.conditions.retain(|c| c.r#type != CONDITION_READY);
+    next.conditions.push(SecretStoreStatusCondition {
+        r#type: CONDITION_READY.to_owned(),
+        status: status.to_owned(),
+        reason: Some(reason.to_owned()),
+        message: Some(message),
+        last_transition_time,
+    });
+    if let Some(capabilities) = outcome.capabilities() {
+        next.capabilities = Some(capabilities.as_str().to_owned());
+    }
+    next
+}
+
+/// The `Ready` condition's status and reason, if any.
+pub fn ready(status: Option<&SecretStoreStatus>) -> Option<(&str, Option<&str>)> {
+    status?
+        .conditions
+        .iter()
+        .find(|c| c.r#type == CONDITION_READY)
+        .map(|c| (c.status.as_str(), c.reason.as_deref()))
+}
+
+/// Upstream's `ShouldProcessStore`: a store without `spec.controller` belongs to every
+/// controller; otherwise only to the controller of that class.
+pub fn should_process(spec: &SecretStoreSpec, controller_class: &str) -> bool {
+    match spec.controller.as_deref() {
+        None | Some("") => true,
+        Some(class) => class == controller_class,
+    }
+}
+
+/// The store's refresh interval: `spec.refreshInterval` (seconds or a Go duration) when set and
+/// not zero, else the controller's default.
+pub fn refresh_interval(spec: &SecretStoreSpec, default: Duration) -> Duration {
+    let configured = match &spec.refresh_interval {
+        Some(IntOrString::Int(seconds)) if *seconds > 0 => {
+            Some(Duration::from_secs(u64::from(seconds.unsigned_abs())))
+        }
+        Some(IntOrString::String(text)) => parse_go_duration(text).ok(),
+        _ => None,
+    };
+    configured.filter(|d| !d.is_zero()).unwrap_or(default)
+}
+
+/// Whether the store must be validated again (the provider called): its spec changed since the
+/// last validation, that validation is due, or the status has no `Ready` condition yet.
+/// Everything else (e.g. the watch event of our own status patch) only requeues.
+pub fn needs_validation(
+    last: Option<&Validated>,
+    version: &str,
+    has_ready: bool,
+    now: std::time::Instant,
+) -> bool {
+    match last {
+        Some(last) => !has_ready || last.version != version || now >= last.due,
+        None => true,
+    }
+}
+
+/// The memory of a store's last validation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Validated {
+    /// The store version (uid and generation) that was validated.
+    pub version: String,
+    /// When to validate again even without a change.
+    pub due: std::time::Instant,
+    /// Consecutive temporary failures, for the backoff.
+    pub failures: u32,
+}
+
+/// `interval` plus up to 10% random jitter, so stores created together spread out.
+pub fn with_jitter(interval: Duration, random_fraction: f64) -> Duration {
+    interval + interval.mul_f64(0.1 * random_fraction.clamp(0.0, 1.0))
+}
+
+/// Per-object exponential backoff after `failures` consecutive temporary failures:
+/// 1s doubling up to 5 minutes.
+pub fn backoff(failures: u32) -> Duration {
+    let seconds = 1u64 << failures.saturating_sub(1).min(9);
+    Duration::from_secs(seconds.min(300))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> Timestamp {
+        Timestamp::from_second(1_700_000_000).unwrap()
+    }
+
+    #[test]
+    fn valid_store_is_ready_with_capabilities() {
+        let status = next_status(None, &Outcome::Valid(Capabilities::ReadWrite), now());
+        assert_eq!(status.capabilities.as_deref(), Some("ReadWrite"));
+        let condition = &status.conditions[0];
+        assert_eq!(condition.r#type, "Ready");
+        assert_eq!(condition.status, "True");
+        assert_eq!(condition.reason.as_deref(), Some("Valid"));
+        assert_eq!(condition.message.as_deref(), Some("store validated"));
+        assert_eq!(condition.last_transition_time, Some(Time(now())));
+    }
+
+    #[test]
+    fn transition_time_kept_while_condition_unchanged() {
+        let first = next_status(None, &Outcome::Valid(Capabilities::ReadOnly), now());
+        let later = Timestamp::from_second(1_700_000_600).unwrap();
+        let second = next_status(Some(&first), &Outcome::Valid(Capabilities::ReadOnly), later);
+        assert_eq!(first, second);
+        let failed = Outcome::ValidationFailed("connection refused".into());
+        let third = next_status(Some(&second), &failed, later);
+        assert_eq!(third.conditions.len(), 1);
+        assert_eq!(third.conditions[0].status, "False");
+        assert_eq!(
+            third.conditions[0].reason.as_deref(),
+            Some("InvalidProviderConfig")
+        );
+        assert_eq!(
+            third.conditions[0].message.as_deref(),
+            Some("unable to validate store: connection refused")
+        );
+        assert_eq!(third.conditions[0].last_transition_time, Some(Time(later)));
+        assert_eq!(third.capabilities.as_deref(), Some("ReadOnly"));
+    }
+
+    #[test]
+    fn invalid_provider_config_names_the_provider() {
+        let outcome = Outcome::InvalidProviderConfig(
+            "provider \"aws\" is not supported by this build".into(),
+        );
+        let status = next_status(None, &outcome, now());
+        let condition = &status.conditions[0];
+        assert_eq!(condition.status, "False");
+        assert_eq!(condition.reason.as_deref(), Some("InvalidProviderConfig"));
+        assert!(
+            condition
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("\"aws\" is not supported")
+        );
+        assert_eq!(status.capabilities, None);
+        assert_eq!(
+            ready(Some(&status)),
+            Some(("False", Some("InvalidProviderConfig")))
+        );
+        let (warning, reason, _) = outcome.event();
+        assert!(warning);
+        assert_eq!(reason, "InvalidProviderConfig");
+    }
+
+    #[test]
+    fn class_filtering_follows_upstream() {
+        let mut spec = SecretStoreSpec::default();
+        assert!(should_process(&spec, "default"));
+        assert!(should_process(&spec, ""));
+        spec.controller = Some(String::new());
+        assert!(should_process(&spec, "other"));
+        spec.controller = Some("dev".into());
+        assert!(should_process(&spec, "dev"));
+        assert!(!should_process(&spec, "default"));
+        assert!(!should_process(&spec, ""));
+    }
+
+    #[test]
+    fn refresh_interval_prefers_the_store() {
+        let default = Duration::from_secs(300);
+        let mut spec = SecretStoreSpec::default();
+        assert_eq!(refresh_interval(&spec, default), default);
+        spec.refresh_interval = Some(IntOrString::Int(0));
+        assert_eq!(refresh_interval(&spec, default), default);
+        spec.refresh_interval = Some(IntOrString::Int(30));
+        assert_eq!(refresh_interval(&spec, default), Duration::from_secs(30));
+        spec.refresh_interval = Some(IntOrString::String("1h".into()));
+        assert_eq!(refresh_interval(&spec, default), Duration::from_secs(3600));
+        spec.refresh_interval = Some(IntOrString::String("nonsense".into()));
+        assert_eq!(refresh_interval(&spec, default), default);
+    }
+
+    #[test]
+    fn validation_only_on_change_or_when_due() {
+        let now = std::time::Instant::now();
+        let last = Validated {
+            version: "uid/1".into(),
+            due: now + Duration::from_secs(60),
+            failures: 0,
+        };
+        assert!(needs_validation(None, "uid/1", true, now));
+        assert!(!needs_validation(Some(&last), "uid/1", true, now));
+        assert!(needs_validation(Some(&last), "uid/2", true, now));
+        assert!(needs_validation(Some(&last), "uid/1", false, now));
+        assert!(needs_validation(
+            Some(&last),
+            "uid/1",
+            true,
+            now + Duration::from_secs(61)
+        ));
+    }
+
+    #[test]
+    fn jitter_and_backoff_are_bounded() {
+        let base = Duration::from_secs(100);
+        assert_eq!(with_jitter(base, 0.0), base);
+        assert_eq!(with_jitter(base, 1.0), Duration::from_secs(110));
+        assert_eq!(with_jitter(base, 7.0), Duration::from_secs(110));
+        assert_eq!(backoff(1), Duration::from_secs(1));
+        assert_eq!(backoff(2), Duration::from_secs(2));
+        assert_eq!(backoff(5), Duration::from_secs(16));
+        assert_eq!(backoff(50), Duration::from_secs(300));
+    }
+}

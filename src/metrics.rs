@@ -1,0 +1,284 @@
+//! Prometheus metrics under upstream ESO's names and help texts: the store status condition and
+//! reconcile duration gauges (`secretstore_status_condition`, `secretstore_reconcile_duration`
+//! and their `clustersecretstore_` twins) and the controller-runtime reconcile counters and
+//! timings every upstream controller exports.
+
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// Labels of a status condition gauge (upstream: name, namespace, condition, status).
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ConditionLabels {
+    /// The store's name.
+    pub name: String,
+    /// The store's namespace (empty for cluster stores).
+    pub namespace: String,
+    /// The condition type, e.g. `Ready`.
+    pub condition: String,
+    /// `True` or `False`.
+    pub status: String,
+}
+
+/// Labels of a per-store gauge without condition (upstream: name, namespace).
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StoreLabels {
+    /// The store's name.
+    pub name: String,
+    /// The store's namespace (empty for cluster stores).
+    pub namespace: String,
+}
+
+type DurationGauge = Family<StoreLabels, Gauge<f64, AtomicU64>>;
+
+/// Labels of the controller-runtime metrics.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ControllerLabels {
+    /// The controller's name, e.g. `secretstore`.
+    pub controller: String,
+}
+
+/// Labels of `controller_runtime_reconcile_total`.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResultLabels {
+    /// The controller's name.
+    pub controller: String,
+    /// `success`, `error` or `requeue_after`, as controller-runtime reports them.
+    pub result: String,
+}
+
+type HistogramFamily = Family<ControllerLabels, Histogram, fn() -> Histogram>;
+
+/// Every metric the operator exports, and the registry that encodes them.
+pub struct Metrics {
+    registry: Registry,
+    secret_store_condition: Family<ConditionLabels, Gauge>,
+    cluster_secret_store_condition: Family<ConditionLabels, Gauge>,
+    secret_store_duration: DurationGauge,
+    cluster_secret_store_duration: DurationGauge,
+    reconcile_total: Family<ResultLabels, Counter>,
+    reconcile_errors: Family<ControllerLabels, Counter>,
+    reconcile_time: HistogramFamily,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::default();
+        let secret_store_condition = Family::<ConditionLabels, Gauge>::default();
+        registry.register(
+            "secretstore_status_condition",
+            "The status condition of a specific Secret Store",
+            secret_store_condition.clone(),
+        );
+        let cluster_secret_store_condition = Family::<ConditionLabels, Gauge>::default();
+        registry.register(
+            "clustersecretstore_status_condition",
+            "The status condition of a specific Cluster Secret Store",
+            cluster_secret_store_condition.clone(),
+        );
+        let secret_store_duration = DurationGauge::default();
+        registry.register(
+            "secretstore_reconcile_duration",
+            "The duration time to reconcile the Secret Store",
+            secret_store_duration.clone(),
+        );
+        let cluster_secret_store_duration = DurationGauge::default();
+        registry.register(
+            "clustersecretstore_reconcile_duration",
+            "The duration time to reconcile the Cluster Secret Store",
+            cluster_secret_store_duration.clone(),
+        );
+        let reconcile_total = Family::<ResultLabels, Counter>::default();
+        // prometheus-client appends `_total` to counters.
+        registry.register(
+            "controller_runtime_reconcile",
+            "Total number of reconciliations per controller",
+            reconcile_total.clone(),
+        );
+        let reconcile_errors = Family::<ControllerLabels, Counter>::default();
+        registry.register(
+            "controller_runtime_reconcile_errors",
+            "Total number of reconciliation errors per controller",
+            reconcile_errors.clone(),
+        );
+        let reconcile_time: HistogramFamily =
+            Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.005, 2.0, 14)));
+        registry.register(
+            "controller_runtime_reconcile_time_seconds",
+            "Length of time per reconciliation per controller",
+            reconcile_time.clone(),
+        );
+        Self {
+            registry,
+            secret_store_condition,
+            cluster_secret_store_condition,
+            secret_store_duration,
+            cluster_secret_store_duration,
+            reconcile_total,
+            reconcile_errors,
+            reconcile_time,
+        }
+    }
+}
+
+impl Metrics {
+    /// The text exposition of every metric.
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &self.registry)
+            .expect("writing to a String cannot fail");
+        text
+    }
+
+    /// Sets a store's condition gauge as upstream does: 1 for the current status, 0 for the
+    /// opposite one.
+    pub fn set_store_condition(
+        &self,
+        cluster: bool,
+        name: &str,
+        namespace: &str,
+        condition: &str,
+        status: &str,
+    ) {
+        let family = self.condition_family(cluster);
+        for candidate in ["True", "False"] {
+            let labels = ConditionLabels {
+                name: name.to_owned(),
+                namespace: namespace.to_owned(),
+                condition: condition.to_owned(),
+                status: candidate.to_owned(),
+            };
+            family
+                .get_or_create(&labels)
+                .set(i64::from(candidate == status));
+        }
+    }
+
+    /// Sets a store's reconcile duration gauge; like upstream (`float64(time.Duration)`) the
+    /// value is in nanoseconds.
+    pub fn set_store_duration(&self, cluster: bool, name: &str, namespace: &str, took: Duration) {
+        let labels = StoreLabels {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+        };
+        self.duration_family(cluster)
+            .get_or_create(&labels)
+            .set(took.as_nanos() as f64);
+    }
+
+    fn duration_family(&self, cluster: bool) -> &DurationGauge {
+        if cluster {
+            &self.cluster_secret_store_duration
+        } else {
+            &self.secret_store_duration
+        }
+    }
+
+    /// Forgets the gauges of a deleted store.
+    pub fn remove_store(&self, cluster: bool, name: &str, namespace: &str, condition: &str) {
+        self.duration_family(cluster).remove(&StoreLabels {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+        });
+        let family = self.condition_family(cluster);
+        for status in ["True", "False"] {
+            family.remove(&ConditionLabels {
+                name: name.to_owned(),
+                namespace: namespace.to_owned(),
+                condition: condition.to_owned(),
+                status: status.to_owned(),
+            });
+        }
+    }
+
+    fn condition_family(&self, cluster: bool) -> &Family<ConditionLabels, Gauge> {
+        if cluster {
+            &self.cluster_secret_store_condition
+        } else {
+            &self.secret_store_condition
+        }
+    }
+
+    /// Starts timing one reconcile of `controller`; the guard records its duration when dropped.
+    pub fn reconcile_started(&self, controller: &'static str) -> ReconcileTimer<'_> {
+        ReconcileTimer {
+            metrics: self,
+            controller,
+            started: Instant::now(),
+        }
+    }
+
+    /// Counts one finished reconcile with its controller-runtime result label.
+    pub fn reconcile_finished(&self, controller: &'static str, result: &'static str) {
+        self.reconcile_total
+            .get_or_create(&ResultLabels {
+                controller: controller.to_owned(),
+                result: result.to_owned(),
+            })
+            .inc();
+        if result == "error" {
+            self.reconcile_errors
+                .get_or_create(&ControllerLabels {
+                    controller: controller.to_owned(),
+                })
+                .inc();
+        }
+    }
+}
+
+/// Records a reconcile's duration when dropped, however the reconcile ended.
+pub struct ReconcileTimer<'a> {
+    metrics: &'a Metrics,
+    controller: &'static str,
+    started: Instant,
+}
+
+impl Drop for ReconcileTimer<'_> {
+    fn drop(&mut self) {
+        self.metrics
+            .reconcile_time
+            .get_or_create(&ControllerLabels {
+                controller: self.controller.to_owned(),
+            })
+            .observe(self.started.elapsed().as_secs_f64());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Metrics;
+
+    #[test]
+    fn exports_upstream_names_with_help() {
+        let metrics = Metrics::default();
+        metrics.set_store_condition(false, "vault", "team-a", "Ready", "True");
+        metrics.set_store_condition(true, "global", "", "Ready", "False");
+        metrics.reconcile_finished("secretstore", "error");
+        drop(metrics.reconcile_started("secretstore"));
+        let text = metrics.encode();
+        for expected in [
+            "# HELP secretstore_status_condition ",
+            "secretstore_status_condition{name=\"vault\",namespace=\"team-a\",condition=\"Ready\",status=\"True\"} 1",
+            "secretstore_status_condition{name=\"vault\",namespace=\"team-a\",condition=\"Ready\",status=\"False\"} 0",
+            "clustersecretstore_status_condition{name=\"global\",namespace=\"\",condition=\"Ready\",status=\"False\"} 1",
+            "controller_runtime_reconcile_total{controller=\"secretstore\",result=\"error\"} 1",
+            "controller_runtime_reconcile_errors_total{controller=\"secretstore\"} 1",
+            "controller_runtime_reconcile_time_seconds_count{controller=\"secretstore\"} 1",
+        ] {
+            assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+        }
+        for line in text.lines().filter(|line| line.starts_with("# TYPE")) {
+            let name = line.split_whitespace().nth(2).unwrap();
+            assert!(
+                text.contains(&format!("# HELP {name} ")),
+                "no help for {name}"
+            );
+        }
+    }
+}

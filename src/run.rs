@@ -1,0 +1,95 @@
+//! The `run` subcommand: build the shared context, then run the store controllers and the
+//! metrics/probe server until SIGINT or SIGTERM.
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use external_secrets_crds::v1::{ClusterSecretStore, SecretStore};
+use external_secrets_providers::credentials::KubeSecretSource;
+use external_secrets_providers::{ClientManager, ManagerSettings};
+use futures::FutureExt;
+use tokio::sync::watch;
+
+use crate::cli::RunArgs;
+use crate::context::{Context, Settings};
+use crate::controllers::secret_store;
+use crate::metrics::Metrics;
+
+/// Logs as JSON lines, filtered by `RUST_LOG` or else `--loglevel`.
+pub fn init_tracing(level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(filter)
+        .init();
+}
+
+/// Runs the controllers until a termination signal.
+pub async fn run(args: RunArgs) -> anyhow::Result<()> {
+    let client = kube::Client::try_default()
+        .await
+        .context("connecting to the Kubernetes API")?;
+    let metrics = Arc::new(Metrics::default());
+    let context = Arc::new(build_context(client, metrics.clone(), &args));
+
+    let (stop, stopped) = watch::channel(false);
+    let shutdown = move || {
+        let mut stopped = stopped.clone();
+        async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        }
+    };
+    let server = tokio::spawn(crate::server::serve(args.metrics_addr, metrics, shutdown()));
+    let secret_stores =
+        secret_store::run::<SecretStore>(context.clone(), args.concurrent, shutdown()).boxed();
+    let cluster_secret_stores = if args.enable_cluster_store_reconciler {
+        secret_store::run::<ClusterSecretStore>(context.clone(), args.concurrent, shutdown())
+            .boxed()
+    } else {
+        futures::future::ready(()).boxed()
+    };
+    let controllers = futures::future::join(secret_stores, cluster_secret_stores);
+    tokio::pin!(controllers);
+    tokio::select! {
+        _ = &mut controllers => {}
+        () = termination() => {
+            tracing::info!("termination signal received, shutting down");
+            let _ = stop.send(true);
+            controllers.await;
+        }
+    }
+    let _ = stop.send(true);
+    context.clients.shutdown().await;
+    server
+        .await
+        .context("metrics server task")?
+        .context("serving metrics")?;
+    Ok(())
+}
+
+/// The context the controllers share.
+pub fn build_context(client: kube::Client, metrics: Arc<Metrics>, args: &RunArgs) -> Context {
+    let source = Arc::new(KubeSecretSource::new(client.clone()));
+    let clients = Arc::new(ClientManager::new(source, ManagerSettings::default()));
+    let settings = Settings {
+        controller_class: args.controller_class.clone(),
+        store_requeue_interval: args.store_requeue_interval,
+    };
+    Context::new(client, clients, metrics, settings)
+}
+
+async fn termination() {
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .expect("installing the SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}

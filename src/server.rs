@@ -1,0 +1,79 @@
+//! The HTTP endpoints Kubernetes and Prometheus poll: `/metrics`, `/healthz`, `/readyz`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::IntoResponse;
+use axum::routing::get;
+
+use crate::metrics::Metrics;
+
+/// The router serving the metrics and probes.
+pub fn router(metrics: Arc<Metrics>) -> Router {
+    Router::new()
+        .route("/metrics", get(metrics_handler))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(|| async { "ok" }))
+        .with_state(metrics)
+}
+
+async fn metrics_handler(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
+    (
+        [(
+            CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        metrics.encode(),
+    )
+}
+
+/// Serves the router on `address` until `shutdown` completes.
+pub async fn serve(
+    address: SocketAddr,
+    metrics: Arc<Metrics>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    tracing::info!(%address, "serving /metrics, /healthz and /readyz");
+    axum::serve(listener, router(metrics))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    use super::router;
+    use crate::metrics::Metrics;
+
+    async fn get(path: &str) -> (StatusCode, String) {
+        let metrics = Arc::new(Metrics::default());
+        metrics.reconcile_finished("secretstore", "success");
+        let response = router(metrics)
+            .oneshot(Request::get(path).body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (status, String::from_utf8(bytes.to_vec()).unwrap())
+    }
+
+    #[tokio::test]
+    async fn serves_metrics_and_probes() {
+        let (status, body) = get("/metrics").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.contains("controller_runtime_reconcile_total"));
+        assert_eq!(get("/healthz").await, (StatusCode::OK, "ok".to_owned()));
+        assert_eq!(get("/readyz").await, (StatusCode::OK, "ok".to_owned()));
+        assert_eq!(get("/nope").await.0, StatusCode::NOT_FOUND);
+    }
+}
