@@ -7,4 +7,6 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/eso-target}"
 tools_bin="$(bash scripts/test-tools.sh)"
 export PATH="$tools_bin:$PATH"
+# The e2e tests run the controller binary itself.
+cargo build --workspace --all-features --bins
 cargo test --workspace --all-features "$@"

@@ -148,14 +148,14 @@ mod tests {
             },
             spec: SecretStoreSpec {
                 provider: SecretStoreProvider {
-                    fake: Some(FakeProvider {
+                    fake: Some(Box::new(FakeProvider {
                         data: vec![FakeProviderData {
                             key: "k".into(),
                             value: value.into(),
                             version: None,
                         }],
                         validation_result: None,
-                    }),
+                    })),
                     ..SecretStoreProvider::default()
                 },
                 ..SecretStoreSpec::default()

@@ -129,9 +129,9 @@ impl<'a> Backend<'a> {
             open_bao,
         } = provider;
         let mut found: Vec<Backend<'a>> = Vec::new();
-        found.extend(fake.as_ref().map(Backend::Fake));
-        found.extend(webhook.as_ref().map(Backend::Webhook));
-        found.extend(kubernetes.as_ref().map(Backend::Kubernetes));
+        found.extend(fake.as_deref().map(Backend::Fake));
+        found.extend(webhook.as_deref().map(Backend::Webhook));
+        found.extend(kubernetes.as_deref().map(Backend::Kubernetes));
         let unimplemented = [
             ("aws", aws.is_some()),
             ("azurekv", azurekv.is_some()),

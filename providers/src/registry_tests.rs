@@ -16,14 +16,14 @@ fn registry() -> Registry {
 
 fn fake_provider() -> SecretStoreProvider {
     SecretStoreProvider {
-        fake: Some(FakeProvider {
+        fake: Some(Box::new(FakeProvider {
             data: vec![FakeProviderData {
                 key: "k".into(),
                 value: "v".into(),
                 version: None,
             }],
             validation_result: None,
-        }),
+        })),
         ..SecretStoreProvider::default()
     }
 }
@@ -74,7 +74,7 @@ fn exactly_one_provider_must_be_set() {
         "secret stores must only have exactly one backend specified, found 0"
     );
     let mut two = fake_provider();
-    two.aws = Some(aws());
+    two.aws = Some(Box::new(aws()));
     let error = Backend::of(&two).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::InvalidConfig);
     assert!(error.message().ends_with("found 2"));
@@ -84,7 +84,7 @@ fn exactly_one_provider_must_be_set() {
 #[tokio::test]
 async fn unimplemented_providers_are_permanently_unsupported() {
     let aws = secret_store(SecretStoreProvider {
-        aws: Some(aws()),
+        aws: Some(Box::new(aws())),
         ..SecretStoreProvider::default()
     });
     let error = registry()
@@ -110,7 +110,7 @@ async fn unimplemented_providers_are_permanently_unsupported() {
     );
 
     let kubernetes = secret_store(SecretStoreProvider {
-        kubernetes: Some(KubernetesProvider::default()),
+        kubernetes: Some(Box::default()),
         ..SecretStoreProvider::default()
     });
     let error = registry()
@@ -165,10 +165,10 @@ async fn a_provider_left_out_of_the_build_says_so() {
 #[test]
 fn webhook_stores_are_validated_statically() {
     let store = secret_store(SecretStoreProvider {
-        webhook: Some(WebhookProvider {
+        webhook: Some(Box::new(WebhookProvider {
             url: "http://x/{{ .remoteRef.key".into(),
             ..WebhookProvider::default()
-        }),
+        })),
         ..SecretStoreProvider::default()
     });
     let error = registry()

@@ -73,7 +73,7 @@ async fn client(provider: WebhookProvider, source: MemorySecretSource) -> Shared
     let store = support::secret_store(
         &support::unique_name("tls"),
         SecretStoreProvider {
-            webhook: Some(provider),
+            webhook: Some(Box::new(provider)),
             ..SecretStoreProvider::default()
         },
     );

@@ -1,12 +1,14 @@
 //! The test harness: connecting to the cluster under test, throwaway namespaces, polling,
-//! and locating `kubectl`.
+//! running the controller binary, and locating `kubectl`.
 
 mod cluster;
+mod controller;
 mod crd;
 mod kubectl;
 mod namespace;
 
 pub use cluster::{TestCluster, install_crds};
+pub use controller::{CONTROLLER_BIN_ENV, ControllerProcess, controller_binary};
 pub use crd::TestCrd;
 pub use kubectl::{Kubectl, kubectl};
 pub use namespace::TestNamespace;

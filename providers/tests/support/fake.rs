@@ -27,7 +27,7 @@ impl Harness for FakeHarness {
 
     async fn client(&self, seed: &[(&str, &str)]) -> SharedClient {
         let provider = SecretStoreProvider {
-            fake: Some(FakeProvider {
+            fake: Some(Box::new(FakeProvider {
                 data: seed
                     .iter()
                     .map(|(key, value)| FakeProviderData {
@@ -37,7 +37,7 @@ impl Harness for FakeHarness {
                     })
                     .collect(),
                 validation_result: None,
-            }),
+            })),
             ..SecretStoreProvider::default()
         };
         let store = secret_store(&unique_name("fake"), provider);

@@ -137,7 +137,7 @@ impl Harness for WebhookHarness {
         let store = secret_store(
             &unique_name("webhook"),
             SecretStoreProvider {
-                webhook: Some(provider),
+                webhook: Some(Box::new(provider)),
                 ..SecretStoreProvider::default()
             },
         );

@@ -195,6 +195,8 @@ pub struct ClusterSecretStoreCondition {
     pub namespace_regexes: Vec<String>,
 }
 
+// Every backend is boxed: inline, the 40-odd configurations made each store ~17 KB, on the
+// stack in every (de)serialization and future holding one, and in every cached store.
 /// SecretStoreProvider contains the provider-specific configuration.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema, Default)]
 #[serde(rename_all = "camelCase")]
@@ -202,141 +204,141 @@ pub struct ClusterSecretStoreCondition {
 pub struct SecretStoreProvider {
     /// AWS configures this store to sync secrets using AWS Secret Manager provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub aws: Option<AwsProvider>,
+    pub aws: Option<Box<AwsProvider>>,
     /// AzureKV configures this store to sync secrets using Azure Key Vault provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub azurekv: Option<AzureKvProvider>,
+    pub azurekv: Option<Box<AzureKvProvider>>,
     /// Akeyless configures this store to sync secrets using Akeyless Vault provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub akeyless: Option<AkeylessProvider>,
+    pub akeyless: Option<Box<AkeylessProvider>>,
     /// BitwardenSecretsManager configures this store to sync secrets using BitwardenSecretsManager provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bitwardensecretsmanager: Option<BitwardenSecretsManagerProvider>,
+    pub bitwardensecretsmanager: Option<Box<BitwardenSecretsManagerProvider>>,
     /// Vault configures this store to sync secrets using the HashiCorp Vault provider.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub vault: Option<VaultProvider>,
+    pub vault: Option<Box<VaultProvider>>,
     /// OVHcloud configures this store to sync secrets using the OVHcloud provider.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ovh: Option<OvhProvider>,
+    pub ovh: Option<Box<OvhProvider>>,
     /// GCPSM configures this store to sync secrets using Google Cloud Platform Secret Manager provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub gcpsm: Option<GcpsmProvider>,
+    pub gcpsm: Option<Box<GcpsmProvider>>,
     /// Oracle configures this store to sync secrets using Oracle Vault provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub oracle: Option<OracleProvider>,
+    pub oracle: Option<Box<OracleProvider>>,
     /// IBM configures this store to sync secrets using IBM Cloud provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ibm: Option<IbmProvider>,
+    pub ibm: Option<Box<IbmProvider>>,
     /// YandexCertificateManager configures this store to sync secrets using Yandex Certificate Manager provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub yandexcertificatemanager: Option<YandexCertificateManagerProvider>,
+    pub yandexcertificatemanager: Option<Box<YandexCertificateManagerProvider>>,
     /// YandexLockbox configures this store to sync secrets using Yandex Lockbox provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub yandexlockbox: Option<YandexLockboxProvider>,
+    pub yandexlockbox: Option<Box<YandexLockboxProvider>>,
     /// Github configures this store to push GitHub Actions secrets using the GitHub API provider.
     /// Note: This provider only supports write operations (PushSecret) and cannot fetch secrets from GitHub
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub github: Option<GithubProvider>,
+    pub github: Option<Box<GithubProvider>>,
     /// GitLab configures this store to sync secrets using GitLab Variables provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub gitlab: Option<GitlabProvider>,
+    pub gitlab: Option<Box<GitlabProvider>>,
     /// OnePassword configures this store to sync secrets using the 1Password Cloud provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub onepassword: Option<OnePasswordProvider>,
+    pub onepassword: Option<Box<OnePasswordProvider>>,
     /// OnePasswordSDK configures this store to use 1Password's new Go SDK to sync secrets.
     #[serde(rename = "onepasswordSDK", skip_serializing_if = "Option::is_none")]
-    pub onepassword_sdk: Option<OnePasswordSdkProvider>,
+    pub onepassword_sdk: Option<Box<OnePasswordSdkProvider>>,
     /// Webhook configures this store to sync secrets using a generic templated webhook
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub webhook: Option<WebhookProvider>,
+    pub webhook: Option<Box<WebhookProvider>>,
     /// Kubernetes configures this store to sync secrets using a Kubernetes cluster provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kubernetes: Option<KubernetesProvider>,
+    pub kubernetes: Option<Box<KubernetesProvider>>,
     /// CRD configures this store to sync secrets from arbitrary Kubernetes resources,
     /// including both custom resources (CRDs) and core API resources. Resources are
     /// selected by API group, version and kind, where group can be "" (empty string)
     /// for core resources such as ConfigMap. Reading the core v1 Secret is
     /// intentionally blocked — use the Kubernetes provider for that.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub crd: Option<CrdProvider>,
+    pub crd: Option<Box<CrdProvider>>,
     /// Fake configures a store with static key/value pairs
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fake: Option<FakeProvider>,
+    pub fake: Option<Box<FakeProvider>>,
     /// Senhasegura configures this store to sync secrets using senhasegura provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub senhasegura: Option<SenhaseguraProvider>,
+    pub senhasegura: Option<Box<SenhaseguraProvider>>,
     /// Scaleway configures this store to sync secrets using the Scaleway provider.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scaleway: Option<ScalewayProvider>,
+    pub scaleway: Option<Box<ScalewayProvider>>,
     /// Doppler configures this store to sync secrets using the Doppler provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub doppler: Option<DopplerProvider>,
+    pub doppler: Option<Box<DopplerProvider>>,
     /// Previder configures this store to sync secrets using the Previder provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub previder: Option<PreviderProvider>,
+    pub previder: Option<Box<PreviderProvider>>,
     /// Onboardbase configures this store to sync secrets using the Onboardbase provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub onboardbase: Option<OnboardbaseProvider>,
+    pub onboardbase: Option<Box<OnboardbaseProvider>>,
     /// KeeperSecurity configures this store to sync secrets using the KeeperSecurity provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub keepersecurity: Option<KeeperSecurityProvider>,
+    pub keepersecurity: Option<Box<KeeperSecurityProvider>>,
     /// Conjur configures this store to sync secrets using conjur provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub conjur: Option<ConjurProvider>,
+    pub conjur: Option<Box<ConjurProvider>>,
     /// Delinea DevOps Secrets Vault
     /// https://docs.delinea.com/online-help/products/devops-secrets-vault/current
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub delinea: Option<DelineaProvider>,
+    pub delinea: Option<Box<DelineaProvider>>,
     /// SecretServer configures this store to sync secrets using SecretServer provider
     /// https://docs.delinea.com/online-help/secret-server/start.htm
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub secretserver: Option<SecretServerProvider>,
+    pub secretserver: Option<Box<SecretServerProvider>>,
     /// Chef configures this store to sync secrets with chef server
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub chef: Option<ChefProvider>,
+    pub chef: Option<Box<ChefProvider>>,
     /// Pulumi configures this store to sync secrets using the Pulumi provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pulumi: Option<PulumiProvider>,
+    pub pulumi: Option<Box<PulumiProvider>>,
     /// Fortanix configures this store to sync secrets using the Fortanix provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fortanix: Option<FortanixProvider>,
+    pub fortanix: Option<Box<FortanixProvider>>,
     /// PasswordDepotProvider configures a store to sync secrets with a Password Depot instance.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub passworddepot: Option<PasswordDepotProvider>,
+    pub passworddepot: Option<Box<PasswordDepotProvider>>,
     /// PassboltProvider provides access to Passbolt secrets manager.
     /// See: https://www.passbolt.com.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub passbolt: Option<PassboltProvider>,
+    pub passbolt: Option<Box<PassboltProvider>>,
     /// DVLS configures this store to sync secrets using Devolutions Server provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dvls: Option<DvlsProvider>,
+    pub dvls: Option<Box<DvlsProvider>>,
     /// Infisical configures this store to sync secrets using the Infisical provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub infisical: Option<InfisicalProvider>,
+    pub infisical: Option<Box<InfisicalProvider>>,
     /// Beyondtrust configures this store to sync secrets using Password Safe provider.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub beyondtrust: Option<BeyondtrustProvider>,
+    pub beyondtrust: Option<Box<BeyondtrustProvider>>,
     /// BeyondtrustWorkloadCredentials configures this store to sync secrets using the BeyondTrust Workload Credentials provider.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub beyondtrustworkloadcredentials: Option<BeyondtrustWorkloadCredentialsProvider>,
+    pub beyondtrustworkloadcredentials: Option<Box<BeyondtrustWorkloadCredentialsProvider>>,
     /// CloudruSM configures this store to sync secrets using the Cloud.ru Secret Manager provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cloudrusm: Option<CloudruSmProvider>,
+    pub cloudrusm: Option<Box<CloudruSmProvider>>,
     /// Volcengine configures this store to sync secrets using the Volcengine provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub volcengine: Option<VolcengineProvider>,
+    pub volcengine: Option<Box<VolcengineProvider>>,
     /// Ngrok configures this store to sync secrets using the ngrok provider.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ngrok: Option<NgrokProvider>,
+    pub ngrok: Option<Box<NgrokProvider>>,
     /// Barbican configures this store to sync secrets using the OpenStack Barbican provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub barbican: Option<BarbicanProvider>,
+    pub barbican: Option<Box<BarbicanProvider>>,
     /// NebiusMysterybox configures this store to sync secrets using NebiusMysterybox provider
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub nebiusmysterybox: Option<NebiusMysteryboxProvider>,
+    pub nebiusmysterybox: Option<Box<NebiusMysteryboxProvider>>,
     /// OpenBao configures this store to sync secrets using the OpenBao provider.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub open_bao: Option<OpenBaoProvider>,
+    pub open_bao: Option<Box<OpenBaoProvider>>,
 }
 
 /// CAProvider provides a custom certificate authority for accessing the provider's store.

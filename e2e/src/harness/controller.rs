@@ -1,0 +1,147 @@
+//! The controller under test, run as the real `external-secrets` binary in a child process
+//! pointed at the cluster under test, as it runs in a pod.
+
+use super::TestCluster;
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::process::{Child, Command};
+
+/// Environment variable naming the controller binary, overriding the build-tree default.
+pub const CONTROLLER_BIN_ENV: &str = "ESO_CONTROLLER_BIN";
+
+/// A running `external-secrets run` process, killed when dropped.
+pub struct ControllerProcess {
+    child: Child,
+    /// Where the process's log lines go; read it to explain a failure.
+    pub log_path: PathBuf,
+    /// The address of its metrics and probe server.
+    pub metrics_addr: std::net::SocketAddr,
+}
+
+impl ControllerProcess {
+    /// Starts `external-secrets run` against `cluster` with `--controller-class class`, so the
+    /// test's controller only touches the test's stores even on a cluster where other
+    /// controllers run, plus `extra_args`; returns once `/readyz` answers.
+    pub async fn start(
+        cluster: &TestCluster,
+        class: &str,
+        extra_args: &[&str],
+    ) -> anyhow::Result<Self> {
+        let binary = controller_binary()?;
+        let metrics_addr = free_local_address()?;
+        let log_path = std::env::temp_dir().join(format!("{class}.log"));
+        let log = std::fs::File::create(&log_path)
+            .with_context(|| format!("creating {}", log_path.display()))?;
+        println!("controller log: {}", log_path.display());
+        let child = Command::new(&binary)
+            .arg("run")
+            .args(["--controller-class", class])
+            .args(["--metrics-addr", &metrics_addr.to_string()])
+            .args(["--loglevel", "info"])
+            .args(extra_args)
+            .env("KUBECONFIG", &cluster.kubeconfig)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .kill_on_drop(true)
+            .spawn()
+            .with_context(|| format!("starting {}", binary.display()))?;
+        let mut process = Self {
+            child,
+            log_path,
+            metrics_addr,
+        };
+        process.wait_ready().await?;
+        Ok(process)
+    }
+
+    /// The text of `/metrics`.
+    pub async fn metrics(&self) -> anyhow::Result<String> {
+        http_get(self.metrics_addr, "/metrics").await
+    }
+
+    /// The process's log so far, for failure messages.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log_path).unwrap_or_default()
+    }
+
+    /// Stops the process with SIGTERM and waits for it to exit.
+    pub async fn stop(mut self) -> anyhow::Result<std::process::ExitStatus> {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+        }
+        let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait())
+            .await
+            .context("controller did not exit within 30s of SIGTERM")??;
+        Ok(status)
+    }
+
+    async fn wait_ready(&mut self) -> anyhow::Result<()> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                anyhow::bail!("controller exited with {status} at start:\n{}", self.log());
+            }
+            if http_get(self.metrics_addr, "/readyz").await.is_ok() {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                anyhow::bail!("controller not ready within 60s:\n{}", self.log());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// The controller binary: `$ESO_CONTROLLER_BIN`, or `external-secrets` in the build tree this
+/// test was built in (`scripts/test.sh` builds it before running the tests).
+pub fn controller_binary() -> anyhow::Result<PathBuf> {
+    if let Some(path) = std::env::var_os(CONTROLLER_BIN_ENV) {
+        return Ok(PathBuf::from(path));
+    }
+    // Test executables live in <target>/<profile>/deps/.
+    let executable = std::env::current_exe()?;
+    let profile_dir = executable
+        .parent()
+        .and_then(Path::parent)
+        .context("locating the build directory of this test")?;
+    let binary = profile_dir.join("external-secrets");
+    anyhow::ensure!(
+        binary.exists(),
+        "the controller binary {} does not exist: build it first (`cargo build --bin \
+         external-secrets`, as scripts/test.sh does) or set {CONTROLLER_BIN_ENV}",
+        binary.display()
+    );
+    Ok(binary)
+}
+
+/// A loopback address with a port nobody listens on right now.
+fn free_local_address() -> anyhow::Result<std::net::SocketAddr> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?)
+}
+
+/// A minimal HTTP/1.0 GET returning the body of a 200 response.
+async fn http_get(address: std::net::SocketAddr, path: &str) -> anyhow::Result<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address).await?;
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n").as_bytes())
+        .await?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await?;
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .context("malformed HTTP response")?;
+    anyhow::ensure!(
+        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+        "GET {path}: {}",
+        head.lines().next().unwrap_or_default()
+    );
+    Ok(body.to_owned())
+}
