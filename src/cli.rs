@@ -46,8 +46,20 @@ pub struct RunArgs {
     #[arg(long, default_value = "5m", value_parser = parse_duration)]
     pub store_requeue_interval: Duration,
     /// Enable the ClusterSecretStore reconciler.
-    #[arg(long, default_value_t = true, action = ArgAction::Set)]
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_cluster_store_reconciler: bool,
+    /// Enable leader election for controller manager. Enabling this will ensure there is only
+    /// one active controller manager.
+    #[arg(long, default_value_t = false, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_leader_election: bool,
+    /// The name of the Lease used for leader election; set a unique value when running
+    /// several deployments in the same namespace.
+    #[arg(long, default_value = "external-secrets-controller")]
+    pub leader_election_id: String,
+    /// The namespace of the leader election Lease (default: the pod's namespace, or the
+    /// kubeconfig context's outside a cluster).
+    #[arg(long)]
+    pub leader_election_namespace: Option<String>,
     /// The number of concurrent reconciles per controller.
     #[arg(long, default_value_t = 1)]
     pub concurrent: u16,
@@ -105,6 +117,7 @@ mod tests {
         assert_eq!(args.metrics_addr.to_string(), "0.0.0.0:9090");
         assert_eq!(args.store_requeue_interval.as_secs(), 60);
         assert!(!args.enable_cluster_store_reconciler);
+        assert!(!args.enable_leader_election);
         let defaults = Cli::try_parse_from(["external-secrets", "run"]).unwrap();
         let Command::Run(args) = defaults.command else {
             panic!("expected run")
@@ -112,5 +125,19 @@ mod tests {
         assert_eq!(args.controller_class, "default");
         assert_eq!(args.store_requeue_interval.as_secs(), 300);
         assert!(args.enable_cluster_store_reconciler);
+        assert_eq!(args.leader_election_id, "external-secrets-controller");
+        // Go-style booleans: a bare flag means true, `=false` turns it off.
+        let bare = Cli::try_parse_from([
+            "external-secrets",
+            "run",
+            "--enable-leader-election",
+            "--enable-cluster-store-reconciler=false",
+        ])
+        .unwrap();
+        let Command::Run(args) = bare.command else {
+            panic!("expected run")
+        };
+        assert!(args.enable_leader_election);
+        assert!(!args.enable_cluster_store_reconciler);
     }
 }

@@ -3,6 +3,7 @@
 mod cli;
 mod context;
 mod controllers;
+mod leader;
 mod metrics;
 mod run;
 mod server;

@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use crate::cli::RunArgs;
 use crate::context::{Context, Settings};
 use crate::controllers::secret_store;
+use crate::leader::{self, LeaseSettings};
 use crate::metrics::Metrics;
 
 /// Logs as JSON lines, filtered by `RUST_LOG` or else `--loglevel`.
@@ -41,6 +42,22 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
         }
     };
     let server = tokio::spawn(crate::server::serve(args.metrics_addr, metrics, shutdown()));
+    // Probes and metrics are served while waiting for the lease, as upstream's manager does.
+    let mut leadership = if args.enable_leader_election {
+        let settings = LeaseSettings {
+            name: args.leader_election_id.clone(),
+            namespace: args.leader_election_namespace.clone(),
+        };
+        tokio::select! {
+            leadership = leader::acquire(context.client.clone(), &settings) => Some(leadership?),
+            () = termination() => {
+                let _ = stop.send(true);
+                return server.await.context("metrics server task")?.context("serving metrics");
+            }
+        }
+    } else {
+        None
+    };
     let secret_stores =
         secret_store::run::<SecretStore>(context.clone(), args.concurrent, shutdown()).boxed();
     let cluster_secret_stores = if args.enable_cluster_store_reconciler {
@@ -51,13 +68,29 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let controllers = futures::future::join(secret_stores, cluster_secret_stores);
     tokio::pin!(controllers);
-    tokio::select! {
-        _ = &mut controllers => {}
+    let leadership_lost = async {
+        match leadership.as_mut() {
+            Some(leadership) => leadership.lost().await,
+            None => std::future::pending().await,
+        }
+    };
+    let lost = tokio::select! {
+        _ = &mut controllers => false,
         () = termination() => {
             tracing::info!("termination signal received, shutting down");
             let _ = stop.send(true);
             controllers.await;
+            false
         }
+        () = leadership_lost => {
+            tracing::error!("leader election lost, shutting down");
+            let _ = stop.send(true);
+            controllers.await;
+            true
+        }
+    };
+    if let Some(leadership) = leadership.take() {
+        leadership.release().await;
     }
     let _ = stop.send(true);
     context.clients.shutdown().await;
@@ -65,6 +98,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
         .await
         .context("metrics server task")?
         .context("serving metrics")?;
+    // Like upstream, a replica that lost the lease exits (non-zero) and is restarted to compete again.
+    anyhow::ensure!(!lost, "leader election lost");
     Ok(())
 }
 

@@ -31,7 +31,9 @@ impl ControllerProcess {
     ) -> anyhow::Result<Self> {
         let binary = controller_binary()?;
         let metrics_addr = free_local_address()?;
-        let log_path = std::env::temp_dir().join(format!("{class}.log"));
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let number = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let log_path = std::env::temp_dir().join(format!("{class}-{number}.log"));
         let log = std::fs::File::create(&log_path)
             .with_context(|| format!("creating {}", log_path.display()))?;
         println!("controller log: {}", log_path.display());
