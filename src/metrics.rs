@@ -1,7 +1,10 @@
 //! Prometheus metrics under upstream ESO's names and help texts: the store status condition and
 //! reconcile duration gauges (`secretstore_status_condition`, `secretstore_reconcile_duration`
 //! and their `clustersecretstore_` twins) and the controller-runtime reconcile counters and
-//! timings every upstream controller exports.
+//! timings every upstream controller exports, and the ExternalSecret metrics
+//! (`externalsecret_status_condition`, `externalsecret_sync_calls_total`,
+//! `externalsecret_sync_calls_error`, `externalsecret_reconcile_duration`,
+//! `externalsecret_provider_api_calls_count`).
 
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
@@ -55,6 +58,21 @@ pub struct ResultLabels {
 
 type HistogramFamily = Family<ControllerLabels, Histogram, fn() -> Histogram>;
 
+/// Labels of `externalsecret_provider_api_calls_count` (upstream: provider, call, status).
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ProviderCallLabels {
+    /// The backend, e.g. `fake`.
+    pub provider: String,
+    /// Upstream's call name, e.g. `GetSecret`.
+    pub call: String,
+    /// `success` or `error`.
+    pub status: String,
+}
+
+/// Counters whose upstream names lack the `_total` suffix prometheus-client adds to counters
+/// are exported as gauges that only ever increase, so dashboards find the exact names.
+type CountingGauge<L> = Family<L, Gauge>;
+
 /// Every metric the operator exports, and the registry that encodes them.
 pub struct Metrics {
     registry: Registry,
@@ -65,6 +83,11 @@ pub struct Metrics {
     reconcile_total: Family<ResultLabels, Counter>,
     reconcile_errors: Family<ControllerLabels, Counter>,
     reconcile_time: HistogramFamily,
+    external_secret_condition: Family<ConditionLabels, Gauge>,
+    external_secret_duration: DurationGauge,
+    sync_calls: Family<StoreLabels, Counter>,
+    sync_errors: CountingGauge<StoreLabels>,
+    provider_calls: CountingGauge<ProviderCallLabels>,
 }
 
 impl Default for Metrics {
@@ -114,8 +137,43 @@ impl Default for Metrics {
             "Length of time per reconciliation per controller",
             reconcile_time.clone(),
         );
+        let external_secret_condition = Family::<ConditionLabels, Gauge>::default();
+        registry.register(
+            "externalsecret_status_condition",
+            "The status condition of a specific External Secret",
+            external_secret_condition.clone(),
+        );
+        let external_secret_duration = DurationGauge::default();
+        registry.register(
+            "externalsecret_reconcile_duration",
+            "The duration time to reconcile the External Secret",
+            external_secret_duration.clone(),
+        );
+        let sync_calls = Family::<StoreLabels, Counter>::default();
+        registry.register(
+            "externalsecret_sync_calls",
+            "Total number of the External Secret sync calls",
+            sync_calls.clone(),
+        );
+        let sync_errors = CountingGauge::<StoreLabels>::default();
+        registry.register(
+            "externalsecret_sync_calls_error",
+            "Total number of the External Secret sync errors",
+            sync_errors.clone(),
+        );
+        let provider_calls = CountingGauge::<ProviderCallLabels>::default();
+        registry.register(
+            "externalsecret_provider_api_calls_count",
+            "Number of API calls towards the secret provider",
+            provider_calls.clone(),
+        );
         Self {
             registry,
+            external_secret_condition,
+            external_secret_duration,
+            sync_calls,
+            sync_errors,
+            provider_calls,
             secret_store_condition,
             cluster_secret_store_condition,
             secret_store_duration,
@@ -205,6 +263,48 @@ impl Metrics {
         }
     }
 
+    /// Records one ExternalSecret sync: its duration (nanoseconds, as upstream), the call
+    /// counter and, when it failed, the error counter.
+    pub fn record_sync(&self, name: &str, namespace: &str, took: Duration, failed: bool) {
+        let labels = StoreLabels {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+        };
+        self.external_secret_duration
+            .get_or_create(&labels)
+            .set(took.as_nanos() as f64);
+        self.sync_calls.get_or_create(&labels).inc();
+        if failed {
+            self.sync_errors.get_or_create(&labels).inc();
+        }
+    }
+
+    /// Sets an ExternalSecret's condition gauge (1 for the current status, 0 for the other).
+    pub fn set_external_secret_condition(&self, name: &str, namespace: &str, status: &str) {
+        for candidate in ["True", "False"] {
+            let labels = ConditionLabels {
+                name: name.to_owned(),
+                namespace: namespace.to_owned(),
+                condition: "Ready".to_owned(),
+                status: candidate.to_owned(),
+            };
+            self.external_secret_condition
+                .get_or_create(&labels)
+                .set(i64::from(candidate == status));
+        }
+    }
+
+    /// Counts one call to a provider.
+    pub fn count_provider_call(&self, provider: &str, call: &str, succeeded: bool) {
+        self.provider_calls
+            .get_or_create(&ProviderCallLabels {
+                provider: provider.to_owned(),
+                call: call.to_owned(),
+                status: if succeeded { "success" } else { "error" }.to_owned(),
+            })
+            .inc();
+    }
+
     /// Starts timing one reconcile of `controller`; the guard records its duration when dropped.
     pub fn reconcile_started(&self, controller: &'static str) -> ReconcileTimer<'_> {
         ReconcileTimer {
@@ -261,6 +361,9 @@ mod tests {
         metrics.set_store_condition(true, "global", "", "Ready", "False");
         metrics.reconcile_finished("secretstore", "error");
         drop(metrics.reconcile_started("secretstore"));
+        metrics.record_sync("db", "team-a", std::time::Duration::from_millis(1), true);
+        metrics.set_external_secret_condition("db", "team-a", "False");
+        metrics.count_provider_call("fake", "GetSecret", true);
         let text = metrics.encode();
         for expected in [
             "# HELP secretstore_status_condition ",
@@ -270,6 +373,11 @@ mod tests {
             "controller_runtime_reconcile_total{controller=\"secretstore\",result=\"error\"} 1",
             "controller_runtime_reconcile_errors_total{controller=\"secretstore\"} 1",
             "controller_runtime_reconcile_time_seconds_count{controller=\"secretstore\"} 1",
+            "externalsecret_sync_calls_total{name=\"db\",namespace=\"team-a\"} 1",
+            "externalsecret_sync_calls_error{name=\"db\",namespace=\"team-a\"} 1",
+            "externalsecret_status_condition{name=\"db\",namespace=\"team-a\",condition=\"Ready\",status=\"False\"} 1",
+            "externalsecret_reconcile_duration{name=\"db\",namespace=\"team-a\"} 1000000",
+            "externalsecret_provider_api_calls_count{provider=\"fake\",call=\"GetSecret\",status=\"success\"} 1",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");
         }

@@ -66,7 +66,15 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         futures::future::ready(()).boxed()
     };
-    let controllers = futures::future::join(secret_stores, cluster_secret_stores);
+    let external_secrets = crate::controllers::external_secret::run(
+        context.clone(),
+        args.concurrent,
+        args.enable_cluster_store_reconciler,
+        shutdown(),
+    )
+    .boxed();
+    let controllers =
+        futures::future::join3(secret_stores, cluster_secret_stores, external_secrets);
     tokio::pin!(controllers);
     let leadership_lost = async {
         match leadership.as_mut() {

@@ -3,7 +3,7 @@
 
 use super::TestCluster;
 use anyhow::Context;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::process::{Child, Command};
@@ -101,17 +101,20 @@ impl ControllerProcess {
 }
 
 /// The controller binary: `$ESO_CONTROLLER_BIN`, or `external-secrets` in the build tree this
-/// test was built in (`scripts/test.sh` builds it before running the tests).
+/// test was built in (`scripts/test.sh` and `scripts/demo.sh` build it first).
 pub fn controller_binary() -> anyhow::Result<PathBuf> {
     if let Some(path) = std::env::var_os(CONTROLLER_BIN_ENV) {
         return Ok(PathBuf::from(path));
     }
-    // Test executables live in <target>/<profile>/deps/.
+    // Binaries live in <target>/<profile>/, test executables in <target>/<profile>/deps/.
     let executable = std::env::current_exe()?;
-    let profile_dir = executable
+    let directory = executable
         .parent()
-        .and_then(Path::parent)
-        .context("locating the build directory of this test")?;
+        .context("locating the build directory of this executable")?;
+    let profile_dir = match directory.file_name() {
+        Some(name) if name == "deps" => directory.parent().unwrap_or(directory),
+        _ => directory,
+    };
     let binary = profile_dir.join("external-secrets");
     anyhow::ensure!(
         binary.exists(),

@@ -1,0 +1,312 @@
+//! Reading an ExternalSecret's data from its providers: `spec.data` entries and
+//! `spec.dataFrom` extract/find, each distinct remote read done once per sync, decoded,
+//! converted and rewritten as upstream does.
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use external_secrets_crds::v1::{
+    ExternalSecret, ExternalSecretDeletionPolicy, ExternalSecretRewrite, SecretStoreRef,
+};
+use external_secrets_providers::request::{DecodingStrategy, Find, RemoteRef, convert_keys};
+use external_secrets_providers::{Backend, ProviderError, SecretMap, SharedClient};
+
+use super::error::Error;
+use super::stores::FoundStore;
+use super::target::SecretData;
+use crate::context::Context;
+
+/// Everything one sync needs to reach providers.
+pub struct Fetcher<'a> {
+    /// Shared controller state (client manager, metrics).
+    pub context: &'a Context,
+    /// The ExternalSecret being synced.
+    pub es: &'a ExternalSecret,
+    /// Resolves (and checks) the store of an entry's `sourceRef.storeRef`, or the default.
+    pub resolve: &'a (dyn Fn(Option<&SecretStoreRef>) -> Result<FoundStore, Error> + Sync),
+}
+
+/// One remote read, as the cache of a sync keys it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ReadKey {
+    store: String,
+    key: String,
+    property: Option<String>,
+    version: Option<String>,
+}
+
+impl Fetcher<'_> {
+    /// Reads all data. A provider's NotFound for a `spec.data` entry drops that key when the
+    /// deletion policy is Delete or Merge, and fails the sync under Retain, as upstream does.
+    pub async fn fetch(&self) -> Result<SecretData, Error> {
+        let mut data = SecretData::new();
+        let mut reads: HashMap<ReadKey, Vec<u8>> = HashMap::new();
+        let namespace = self.es.metadata.namespace.as_deref().unwrap_or_default();
+        let retain = matches!(
+            self.es.spec.target.deletion_policy,
+            ExternalSecretDeletionPolicy::Retain
+        );
+        for (index, entry) in self.es.spec.data.iter().enumerate() {
+            let what = format!("spec.data[{index}]");
+            if entry
+                .source_ref
+                .as_ref()
+                .is_some_and(|s| s.generator_ref.is_some())
+            {
+                return Err(unsupported_generator(&what));
+            }
+            let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
+            let store = (self.resolve)(store_ref)?;
+            let remote_ref = RemoteRef::from(&entry.remote_ref);
+            let read = ReadKey {
+                store: store.describe(),
+                key: remote_ref.key.clone(),
+                property: remote_ref.property.clone(),
+                version: remote_ref.version.clone(),
+            };
+            let value = match reads.get(&read) {
+                Some(value) => value.clone(),
+                None => {
+                    let client = self.client(&store, namespace, &what).await?;
+                    let result = client.get_secret(&remote_ref).await;
+                    self.count(&store, "GetSecret", &result);
+                    match result {
+                        Ok(value) => {
+                            let value = value.into_bytes();
+                            reads.insert(read, value.clone());
+                            value
+                        }
+                        Err(source) if source.is_not_found() && !retain => continue,
+                        Err(source) => return Err(Error::Provider { what, source }),
+                    }
+                }
+            };
+            let value = decode(remote_ref.decoding_strategy, value).map_err(|error| {
+                Error::InvalidSpec(format!("{what}.remoteRef.decodingStrategy: {error}"))
+            })?;
+            data.insert(entry.secret_key.clone(), value);
+        }
+        for (index, entry) in self.es.spec.data_from.iter().enumerate() {
+            let what = format!("spec.dataFrom[{index}]");
+            if entry
+                .source_ref
+                .as_ref()
+                .is_some_and(|s| s.generator_ref.is_some())
+            {
+                return Err(unsupported_generator(&what));
+            }
+            let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
+            let store = (self.resolve)(store_ref)?;
+            let client = self.client(&store, namespace, &what).await?;
+            let (found, strategy, decoding) = match (&entry.extract, &entry.find) {
+                (Some(extract), None) => {
+                    let remote_ref = RemoteRef::from(extract);
+                    let result = client.get_secret_map(&remote_ref).await;
+                    self.count(&store, "GetSecretMap", &result);
+                    (
+                        result,
+                        remote_ref.conversion_strategy,
+                        remote_ref.decoding_strategy,
+                    )
+                }
+                (None, Some(find)) => {
+                    let find = Find::from(find);
+                    let result = client.get_all_secrets(&find).await;
+                    self.count(&store, "GetAllSecrets", &result);
+                    (result, find.conversion_strategy, find.decoding_strategy)
+                }
+                _ => {
+                    return Err(Error::InvalidSpec(format!(
+                        "{what}: exactly one of extract, find or sourceRef.generatorRef must be set"
+                    )));
+                }
+            };
+            let found = match found {
+                Ok(found) => found,
+                Err(source) if source.is_not_found() && !retain => continue,
+                Err(source) => return Err(Error::Provider { what, source }),
+            };
+            let converted = convert_keys(strategy, found).map_err(|source| Error::Provider {
+                what: what.clone(),
+                source,
+            })?;
+            let rewritten = rewrite(&entry.rewrite, converted, &what)?;
+            for (key, value) in rewritten {
+                check_key(&key, &what)?;
+                let value = decode(decoding, value.into_bytes()).map_err(|error| {
+                    Error::InvalidSpec(format!("{what}: decodingStrategy: {error}"))
+                })?;
+                data.insert(key, value);
+            }
+        }
+        Ok(data)
+    }
+
+    async fn client(
+        &self,
+        store: &FoundStore,
+        namespace: &str,
+        what: &str,
+    ) -> Result<SharedClient, Error> {
+        let store_ref = store.store_ref();
+        self.context
+            .clients
+            .client(&store_ref, Some(namespace))
+            .await
+            .map_err(|source| Error::Provider {
+                what: format!("{what}: {}", store.describe()),
+                source,
+            })
+    }
+
+    fn count<T>(&self, store: &FoundStore, call: &str, result: &Result<T, ProviderError>) {
+        let provider = Backend::of(&store.spec().provider).map_or("unknown", |b| b.name());
+        self.context
+            .metrics
+            .count_provider_call(provider, call, result.is_ok());
+    }
+}
+
+fn unsupported_generator(what: &str) -> Error {
+    Error::InvalidSpec(format!(
+        "{what}.sourceRef.generatorRef: generators are not supported by this build yet"
+    ))
+}
+
+/// Upstream's rule for keys from `dataFrom`: only alphanumerics, `-`, `_` and `.`.
+fn check_key(key: &str, what: &str) -> Result<(), Error> {
+    let valid = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if valid {
+        Ok(())
+    } else {
+        Err(Error::InvalidSpec(format!(
+            "{what}: invalid secret keys (TIP: use rewrite or conversionStrategy to change keys): key {key:?}"
+        )))
+    }
+}
+
+/// `rewrite[].regexp` (replace-all on every key, in order); the other rewrite kinds are not
+/// built yet and are refused by name.
+fn rewrite(
+    rules: &[ExternalSecretRewrite],
+    data: SecretMap,
+    what: &str,
+) -> Result<SecretMap, Error> {
+    let mut data = data;
+    for (index, rule) in rules.iter().enumerate() {
+        let field = format!("{what}.rewrite[{index}]");
+        let Some(regexp) = &rule.regexp else {
+            return Err(Error::InvalidSpec(format!(
+                "{field}: only regexp rewrites are supported by this build yet"
+            )));
+        };
+        let pattern = regex::Regex::new(&regexp.source).map_err(|error| {
+            Error::InvalidSpec(format!(
+                "{field}.regexp.source: invalid regular expression: {error}"
+            ))
+        })?;
+        data = data
+            .into_iter()
+            // `$1` / `${name}` expand as in Go's ReplaceAllString.
+            .map(|(key, value)| {
+                (
+                    pattern
+                        .replace_all(&key, regexp.target.as_str())
+                        .into_owned(),
+                    value,
+                )
+            })
+            .collect();
+    }
+    Ok(data)
+}
+
+/// Applies a decoding strategy; `Auto` keeps values that are not base64.
+pub fn decode(strategy: DecodingStrategy, value: Vec<u8>) -> Result<Vec<u8>, String> {
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    let text = || String::from_utf8_lossy(&value).trim().to_owned();
+    match strategy {
+        DecodingStrategy::None => Ok(value),
+        DecodingStrategy::Base64 => STANDARD
+            .decode(text())
+            .map_err(|_| "the value is not valid base64".to_owned()),
+        DecodingStrategy::Base64Url => URL_SAFE
+            .decode(text())
+            .map_err(|_| "the value is not valid base64url".to_owned()),
+        DecodingStrategy::Auto => Ok(STANDARD
+            .decode(text())
+            .or_else(|_| URL_SAFE.decode(text()))
+            .unwrap_or(value)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use external_secrets_crds::v1::ExternalSecretRewriteRegexp;
+    use external_secrets_providers::SecretValue;
+
+    #[test]
+    fn decoding_strategies() {
+        assert_eq!(
+            decode(DecodingStrategy::Base64, b"aGk=".to_vec()).unwrap(),
+            b"hi"
+        );
+        assert!(decode(DecodingStrategy::Base64, b"not base64!".to_vec()).is_err());
+        assert_eq!(
+            decode(DecodingStrategy::Base64Url, b"Pz8-".to_vec()).unwrap(),
+            b"??>"
+        );
+        assert_eq!(
+            decode(DecodingStrategy::Auto, b"aGk=".to_vec()).unwrap(),
+            b"hi"
+        );
+        assert_eq!(
+            decode(DecodingStrategy::Auto, b"plain!".to_vec()).unwrap(),
+            b"plain!"
+        );
+        assert_eq!(
+            decode(DecodingStrategy::None, b"aGk=".to_vec()).unwrap(),
+            b"aGk="
+        );
+    }
+
+    #[test]
+    fn regexp_rewrites_apply_in_order_and_others_are_refused() {
+        let rule = |source: &str, target: &str| ExternalSecretRewrite {
+            regexp: Some(ExternalSecretRewriteRegexp {
+                source: source.into(),
+                target: target.into(),
+            }),
+            ..ExternalSecretRewrite::default()
+        };
+        let data: SecretMap = [("path/db_user".to_owned(), SecretValue::new("u"))].into();
+        let rewritten = rewrite(
+            &[rule("^path/", ""), rule("db_(.*)", "database-$1")],
+            data.clone(),
+            "spec.dataFrom[0]",
+        )
+        .unwrap();
+        assert_eq!(rewritten.keys().collect::<Vec<_>>(), ["database-user"]);
+        let error = rewrite(
+            &[ExternalSecretRewrite::default()],
+            data,
+            "spec.dataFrom[0]",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.starts_with("spec.dataFrom[0].rewrite[0]:"), "{error}");
+    }
+
+    #[test]
+    fn data_from_keys_must_be_valid_secret_keys() {
+        assert!(check_key("db.user-1_x", "spec.dataFrom[0]").is_ok());
+        let error = check_key("a/b", "spec.dataFrom[0]")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("invalid secret keys"), "{error}");
+    }
+}

@@ -1,0 +1,157 @@
+//! The ExternalSecret controller: syncs provider data into the target Secret of every
+//! ExternalSecret whose stores belong to this controller's class.
+//!
+//! Triggers: the ExternalSecret itself, its managed target Secrets (metadata only, so Secret
+//! payloads are never cached: a deleted or edited target is restored promptly) and the stores
+//! it reads from (an ExternalSecret waiting on a store syncs when the store becomes Ready).
+//! Whether a sync is due is decided from the ExternalSecret's status, so a restart calls no
+//! provider and writes no Secret for ExternalSecrets that are not due.
+
+pub mod error;
+pub mod fetch;
+pub mod reconcile;
+pub mod refresh;
+pub mod status;
+pub mod stores;
+pub mod target;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use external_secrets_crds::v1::{
+    ClusterSecretStore, ExternalSecret, SecretStore, SecretStoreRefKind,
+};
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
+use kube::core::PartialObjectMeta;
+use kube::runtime::controller::{self, Action, Controller};
+use kube::runtime::reflector::{self, ObjectRef};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, ResourceExt};
+
+use crate::context::Context;
+use reconcile::{CONTROLLER, EsContext, ReconcileError};
+use stores::{Stores, kind_and_name};
+
+/// Runs the ExternalSecret controller until `shutdown` completes.
+pub async fn run(
+    context: Arc<Context>,
+    concurrency: u16,
+    cluster_stores_enabled: bool,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let client = context.client.clone();
+    let (secret_store_reader, secret_store_writer) = reflector::store();
+    let secret_stores = watcher(
+        Api::<SecretStore>::all(client.clone()),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .reflect(secret_store_writer)
+    .applied_objects();
+    let (cluster_store_reader, cluster_store_writer) = reflector::store();
+    let cluster_stores = watcher(
+        Api::<ClusterSecretStore>::all(client.clone()),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .reflect(cluster_store_writer)
+    .applied_objects();
+    let managed_secrets = watcher(
+        Api::<PartialObjectMeta<Secret>>::all(client.clone()),
+        watcher::Config::default().labels(&format!("{}=true", target::LABEL_MANAGED)),
+    )
+    .default_backoff()
+    .touched_objects();
+
+    let es_context = Arc::new(EsContext {
+        shared: context,
+        stores: Stores {
+            secret_stores: secret_store_reader,
+            cluster_secret_stores: cluster_store_reader,
+        },
+        cluster_stores_enabled,
+    });
+    let controller = Controller::new(
+        Api::<ExternalSecret>::all(client),
+        watcher::Config::default(),
+    );
+    let external_secrets = controller.store();
+    let by_store = external_secrets.clone();
+    let by_cluster_store = external_secrets.clone();
+    tracing::info!(controller = CONTROLLER, "starting controller");
+    controller
+        .with_config(controller::Config::default().concurrency(concurrency))
+        .owns_stream(managed_secrets)
+        .watches_stream(secret_stores, move |store: SecretStore| {
+            let namespace = store.namespace();
+            users_of(
+                &by_store,
+                SecretStoreRefKind::SecretStore,
+                &store.name_any(),
+                namespace.as_deref(),
+            )
+        })
+        .watches_stream(cluster_stores, move |store: ClusterSecretStore| {
+            users_of(
+                &by_cluster_store,
+                SecretStoreRefKind::ClusterSecretStore,
+                &store.name_any(),
+                None,
+            )
+        })
+        .graceful_shutdown_on(shutdown)
+        .run(
+            |es: Arc<ExternalSecret>, context: Arc<EsContext>| async move {
+                reconcile::reconcile(&es, &context).await
+            },
+            error_policy,
+            es_context,
+        )
+        .for_each(|result| async move {
+            if let Err(error) = result {
+                tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
+            }
+        })
+        .await;
+    tracing::info!(controller = CONTROLLER, "controller stopped");
+}
+
+/// Backs off 5 s for temporary errors (kube's controller retries per object); permanent ones
+/// wait for a change.
+fn error_policy(_: Arc<ExternalSecret>, error: &ReconcileError, _: Arc<EsContext>) -> Action {
+    reconcile::error_policy(error, Duration::from_secs(5))
+}
+
+/// The ExternalSecrets reading from the store `kind`/`name` (in `namespace` for a
+/// SecretStore), through their default store or any entry's `sourceRef`.
+fn users_of(
+    external_secrets: &reflector::Store<ExternalSecret>,
+    kind: SecretStoreRefKind,
+    name: &str,
+    namespace: Option<&str>,
+) -> Vec<ObjectRef<ExternalSecret>> {
+    external_secrets
+        .state()
+        .iter()
+        .filter(|es| namespace.is_none_or(|namespace| es.namespace().as_deref() == Some(namespace)))
+        .filter(|es| {
+            let default = es.spec.secret_store_ref.iter();
+            let entries = es
+                .spec
+                .data
+                .iter()
+                .filter_map(|d| d.source_ref.as_ref()?.store_ref.as_ref());
+            let from = es
+                .spec
+                .data_from
+                .iter()
+                .filter_map(|d| d.source_ref.as_ref()?.store_ref.as_ref());
+            default
+                .chain(entries)
+                .chain(from)
+                .any(|reference| kind_and_name(reference) == (kind, name))
+        })
+        .map(|es| ObjectRef::from_obj(es.as_ref()))
+        .collect()
+}

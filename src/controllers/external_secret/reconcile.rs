@@ -1,0 +1,473 @@
+//! One sync of an ExternalSecret: class and store checks -> due? -> fetch -> deletion policy
+//! -> write the target Secret (only when it differs) -> status, events, metrics -> requeue at
+//! the next refresh. A failure never touches the Secret already synced.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use external_secrets_crds::v1::{
+    ExternalSecret, ExternalSecretCreationPolicy, ExternalSecretDeletionPolicy, SecretStoreRef,
+    SecretStoreRefKind,
+};
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{DeleteParams, Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::runtime::events::{Event, EventType};
+use kube::{Api, Resource, ResourceExt};
+use serde_json::json;
+
+use super::error::Error;
+use super::fetch::Fetcher;
+use super::refresh;
+use super::status::{self, Ready, Synced};
+use super::stores::{FoundStore, Stores, cluster_store_admits, kind_and_name};
+use super::target::{self, SecretData};
+use crate::context::{Context, FIELD_MANAGER};
+
+/// The controller's name in metrics and logs.
+pub const CONTROLLER: &str = "externalsecret";
+/// Upstream's event recorder name for ExternalSecrets.
+const EVENT_REPORTER: &str = "external-secrets";
+
+/// What the ExternalSecret reconciler shares.
+pub struct EsContext {
+    /// State shared with the other controllers.
+    pub shared: Arc<Context>,
+    /// Watch caches of both store kinds.
+    pub stores: Stores,
+    /// Whether ClusterSecretStores may be used (`--enable-cluster-store-reconciler`).
+    pub cluster_stores_enabled: bool,
+}
+
+/// Why a reconcile ended in error (the status already says so).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ReconcileError(#[from] pub Error);
+
+/// Reconciles one ExternalSecret, recording upstream's per-object metrics around it.
+pub async fn reconcile(es: &ExternalSecret, context: &EsContext) -> Result<Action, ReconcileError> {
+    let metrics = &context.shared.metrics;
+    let _timer = metrics.reconcile_started(CONTROLLER);
+    let started = Instant::now();
+    let result = sync(es, context).await;
+    let namespace = es.namespace().unwrap_or_default();
+    metrics.record_sync(
+        &es.name_any(),
+        &namespace,
+        started.elapsed(),
+        result.is_err(),
+    );
+    metrics.reconcile_finished(
+        CONTROLLER,
+        if result.is_ok() {
+            "requeue_after"
+        } else {
+            "error"
+        },
+    );
+    result.map_err(ReconcileError)
+}
+
+/// Temporary errors back off; permanent ones (bad spec) wait for a change of the object.
+pub fn error_policy(error: &ReconcileError, attempt_backoff: Duration) -> Action {
+    if error.0.is_temporary() {
+        Action::requeue(attempt_backoff)
+    } else {
+        Action::await_change()
+    }
+}
+
+async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error> {
+    if es.meta().deletion_timestamp.is_some() {
+        return Ok(Action::await_change());
+    }
+    let shared = &context.shared;
+    let namespace = es.namespace().unwrap_or_default();
+    let references = store_references(es);
+    if skip(es, &references, context) {
+        return Ok(Action::await_change());
+    }
+    let interval = match refresh::interval(es) {
+        Ok(interval) => interval,
+        Err(message) => return fail(es, context, Error::InvalidSpec(message), None).await,
+    };
+    let secrets: Api<Secret> = Api::namespaced(shared.client.clone(), &namespace);
+    let target_name = target::target_name(es);
+    let existing = secrets.get_opt(&target_name).await.map_err(Error::Kube)?;
+    let now = Timestamp::now();
+    let ready = es.status.as_ref().is_some_and(|status| {
+        status
+            .conditions
+            .iter()
+            .any(|c| c.status == "True" && c.reason.as_deref() == Some(status::REASON_SYNCED))
+    });
+    if ready
+        && !refresh::should_refresh(es, interval, now)
+        && target::is_valid(existing.as_ref(), es)
+    {
+        let refreshed = refresh::last_refresh(es).unwrap_or(now);
+        return Ok(requeue(es, interval, refreshed, now));
+    }
+
+    let stores = match check_stores(es, &references, context).await {
+        Ok(stores) => stores,
+        Err(error) => return fail(es, context, error, None).await,
+    };
+    let default_ref = es.spec.secret_store_ref.clone();
+    let resolve = move |reference: Option<&SecretStoreRef>| -> Result<FoundStore, Error> {
+        let reference = reference.or(default_ref.as_ref()).ok_or_else(|| {
+            Error::InvalidSpec(
+                "spec.secretStoreRef: required unless every entry names its sourceRef".into(),
+            )
+        })?;
+        let (kind, name) = kind_and_name(reference);
+        stores
+            .get(&(kind, name.to_owned()))
+            .cloned()
+            .ok_or_else(|| Error::StoreNotFound(format!("{kind:?} {name:?}")))
+    };
+    let fetcher = Fetcher {
+        context: shared,
+        es,
+        resolve: &resolve,
+    };
+    let data = match fetcher.fetch().await {
+        Ok(data) => data,
+        Err(error) => return fail(es, context, error, Some(status::MESSAGE_GET_DATA_FAILED)).await,
+    };
+    let synced = |binding: Option<String>| Synced {
+        refresh_time: now,
+        resource_version: refresh::synced_resource_version(es),
+        binding,
+    };
+    let policy = es.spec.target.creation_policy;
+    if data.is_empty() {
+        match es.spec.target.deletion_policy {
+            ExternalSecretDeletionPolicy::Delete => {
+                if policy != ExternalSecretCreationPolicy::Owner {
+                    let error = Error::InvalidSpec(format!(
+                        "unable to delete secret {target_name}: creationPolicy={policy:?} is not Owner"
+                    ));
+                    return fail(es, context, error, Some(status::MESSAGE_DELETE_FAILED)).await;
+                }
+                if existing.is_some() {
+                    secrets
+                        .delete(&target_name, &DeleteParams::default())
+                        .await
+                        .map_err(Error::Kube)?;
+                    publish(
+                        es,
+                        context,
+                        EventType::Normal,
+                        "Deleted",
+                        status::MESSAGE_DELETED,
+                    )
+                    .await;
+                }
+                let ready = Ready::done(status::REASON_DELETED, status::MESSAGE_DELETED);
+                return finish(es, context, ready, Some(synced(None)), interval, now).await;
+            }
+            ExternalSecretDeletionPolicy::Retain => {
+                let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED_RETAIN);
+                return finish(es, context, ready, Some(synced(None)), interval, now).await;
+            }
+            ExternalSecretDeletionPolicy::Merge => {}
+        }
+    }
+    match policy {
+        ExternalSecretCreationPolicy::None => {
+            let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED);
+            finish(es, context, ready, Some(synced(None)), interval, now).await
+        }
+        ExternalSecretCreationPolicy::Merge if existing.is_none() => {
+            let ready = Ready {
+                status: "False",
+                reason: status::REASON_MISSING,
+                message: status::MESSAGE_MISSING.to_owned(),
+            };
+            publish(
+                es,
+                context,
+                EventType::Warning,
+                "UpdateFailed",
+                status::MESSAGE_MISSING,
+            )
+            .await;
+            finish(es, context, ready, None, interval, now).await
+        }
+        _ => match write_target(es, context, &secrets, existing.as_ref(), &data).await {
+            Ok(()) => {
+                let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED);
+                finish(
+                    es,
+                    context,
+                    ready,
+                    Some(synced(Some(target_name))),
+                    interval,
+                    now,
+                )
+                .await
+            }
+            Err(error) => fail(es, context, error, Some(status::MESSAGE_UPDATE_FAILED)).await,
+        },
+    }
+}
+
+/// The distinct stores an ExternalSecret reads from: its default and every entry's own.
+fn store_references(es: &ExternalSecret) -> Vec<SecretStoreRef> {
+    let entries = es
+        .spec
+        .data
+        .iter()
+        .filter_map(|d| d.source_ref.as_ref()?.store_ref.clone());
+    let from = es
+        .spec
+        .data_from
+        .iter()
+        .filter_map(|d| d.source_ref.as_ref()?.store_ref.clone());
+    let mut references: Vec<SecretStoreRef> = es.spec.secret_store_ref.iter().cloned().collect();
+    for reference in entries.chain(from) {
+        if !references.contains(&reference) {
+            references.push(reference);
+        }
+    }
+    references
+}
+
+/// Upstream skips (without any status) ExternalSecrets using a store of another controller
+/// class, or a ClusterSecretStore while that reconciler is disabled.
+fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext) -> bool {
+    let namespace = es.namespace().unwrap_or_default();
+    references.iter().any(|reference| {
+        if kind_and_name(reference).0 == SecretStoreRefKind::ClusterSecretStore
+            && !context.cluster_stores_enabled
+        {
+            return true;
+        }
+        context
+            .stores
+            .find(reference, &namespace)
+            .ok()
+            .is_some_and(|store| {
+                !crate::controllers::secret_store::status::should_process(
+                    store.spec(),
+                    &context.shared.settings.controller_class,
+                )
+            })
+    })
+}
+
+type CheckedStores = HashMap<(SecretStoreRefKind, String), FoundStore>;
+
+/// Finds every referenced store and checks it may be used from this namespace now.
+async fn check_stores(
+    es: &ExternalSecret,
+    references: &[SecretStoreRef],
+    context: &EsContext,
+) -> Result<CheckedStores, Error> {
+    let namespace = es.namespace().unwrap_or_default();
+    let namespaces: Api<Namespace> = Api::all(context.shared.client.clone());
+    let mut checked = CheckedStores::new();
+    for reference in references {
+        let store = context.stores.find(reference, &namespace)?;
+        if let FoundStore::Cluster(cluster) = &store
+            && !cluster_store_admits(cluster, &namespace, &namespaces).await?
+        {
+            return Err(Error::StoreNotAllowed {
+                store: cluster.name_any(),
+                namespace,
+            });
+        }
+        if !store.usable() {
+            return Err(Error::StoreNotReady(store.describe()));
+        }
+        let capabilities = store
+            .status_capabilities()
+            .filter(|capabilities| *capabilities == "WriteOnly");
+        if capabilities.is_some() {
+            return Err(Error::StoreWriteOnly(store.describe()));
+        }
+        let (kind, name) = kind_and_name(reference);
+        checked.insert((kind, name.to_owned()), store);
+    }
+    Ok(checked)
+}
+
+/// Server-side applies our part of the target Secret, unless it already holds it.
+async fn write_target(
+    es: &ExternalSecret,
+    context: &EsContext,
+    secrets: &Api<Secret>,
+    existing: Option<&Secret>,
+    data: &SecretData,
+) -> Result<(), Error> {
+    let desired =
+        target::desired_secret(es, data).map_err(|e| Error::InvalidSpec(e.to_string()))?;
+    if let Some(existing) = existing {
+        if let Some(owner) = other_external_secret_owner(existing, es) {
+            return Err(Error::InvalidSpec(format!(
+                "target is owned by another ExternalSecret: secret is owned by another ExternalSecret: {owner}"
+            )));
+        }
+        if target::is_up_to_date(existing, &desired) {
+            return Ok(());
+        }
+        if existing.immutable == Some(true) {
+            return Err(Error::InvalidSpec(
+                "could not update secret, target is immutable".into(),
+            ));
+        }
+    }
+    let mut body = serde_json::to_value(&desired).map_err(|e| Error::InvalidSpec(e.to_string()))?;
+    body["apiVersion"] = json!("v1");
+    body["kind"] = json!("Secret");
+    let name = target::target_name(es);
+    secrets
+        .patch(
+            &name,
+            &PatchParams::apply(&target::field_manager(es)).force(),
+            &Patch::Apply(&body),
+        )
+        .await
+        .map_err(Error::Kube)?;
+    let (reason, note) = if existing.is_some() {
+        ("Updated", "secret updated")
+    } else {
+        ("Created", "secret created")
+    };
+    publish(es, context, EventType::Normal, reason, note).await;
+    Ok(())
+}
+
+/// The name of another ExternalSecret controlling `secret`, if any (upstream refuses to fight
+/// over a Secret).
+fn other_external_secret_owner(secret: &Secret, es: &ExternalSecret) -> Option<String> {
+    secret
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|owner| {
+            owner.controller == Some(true)
+                && owner.kind == "ExternalSecret"
+                && owner.api_version.starts_with("external-secrets.io/")
+                && owner.name != es.name_any()
+        })
+        .map(|owner| owner.name.clone())
+}
+
+/// Records a failure: condition (upstream's step message + error), Warning event, metrics.
+async fn fail(
+    es: &ExternalSecret,
+    context: &EsContext,
+    error: Error,
+    step: Option<&str>,
+) -> Result<Action, Error> {
+    tracing::warn!(
+        externalsecret = %es.name_any(),
+        namespace = %es.namespace().unwrap_or_default(),
+        %error,
+        "sync failed"
+    );
+    let ready = match step {
+        Some(step) => Ready::failed(step, &error),
+        None => Ready {
+            status: "False",
+            reason: status::REASON_SYNCED_ERROR,
+            message: error.to_string(),
+        },
+    };
+    publish(
+        es,
+        context,
+        EventType::Warning,
+        "UpdateFailed",
+        &error.to_string(),
+    )
+    .await;
+    write_status(es, context, &ready, None).await?;
+    Err(error)
+}
+
+/// Records an outcome that is not an error and schedules the next refresh.
+async fn finish(
+    es: &ExternalSecret,
+    context: &EsContext,
+    ready: Ready,
+    synced: Option<Synced>,
+    interval: Duration,
+    now: Timestamp,
+) -> Result<Action, Error> {
+    write_status(es, context, &ready, synced.as_ref()).await?;
+    Ok(requeue(es, interval, now, now))
+}
+
+/// Requeues at the next refresh counted from `refreshed`, or waits for a change.
+fn requeue(
+    es: &ExternalSecret,
+    interval: Duration,
+    refreshed: Timestamp,
+    now: Timestamp,
+) -> Action {
+    refresh::next_refresh(es, interval, refreshed, now, fastrand::f64())
+        .map_or_else(Action::await_change, Action::requeue)
+}
+
+/// Writes the status (server-side apply on the status subresource) when it changed.
+async fn write_status(
+    es: &ExternalSecret,
+    context: &EsContext,
+    ready: &Ready,
+    synced: Option<&Synced>,
+) -> Result<(), Error> {
+    let previous = es.status.as_ref();
+    let next = status::next_status(previous, ready, synced, Timestamp::now());
+    let namespace = es.namespace().unwrap_or_default();
+    context
+        .shared
+        .metrics
+        .set_external_secret_condition(&es.name_any(), &namespace, ready.status);
+    if previous == Some(&next) {
+        return Ok(());
+    }
+    let patch = json!({
+        "apiVersion": ExternalSecret::api_version(&()),
+        "kind": ExternalSecret::kind(&()),
+        "status": next,
+    });
+    Api::<ExternalSecret>::namespaced(context.shared.client.clone(), &namespace)
+        .patch_status(
+            &es.name_any(),
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(&patch),
+        )
+        .await
+        .map_err(Error::Kube)?;
+    Ok(())
+}
+
+async fn publish(
+    es: &ExternalSecret,
+    context: &EsContext,
+    kind: EventType,
+    reason: &str,
+    note: &str,
+) {
+    let event = Event {
+        type_: kind,
+        reason: reason.to_owned(),
+        note: Some(note.to_owned()),
+        action: "Sync".to_owned(),
+        secondary: None,
+    };
+    if let Err(error) = context
+        .shared
+        .recorder(EVENT_REPORTER)
+        .publish(&event, &es.object_ref(&()))
+        .await
+    {
+        tracing::warn!(externalsecret = %es.name_any(), %error, "could not publish event");
+    }
+}

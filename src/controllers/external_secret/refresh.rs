@@ -1,0 +1,185 @@
+//! When an ExternalSecret must be fetched again, decided from its spec and status alone, so a
+//! restarted controller neither calls providers nor writes Secrets for ExternalSecrets that are
+//! not due (upstream's `shouldRefresh` and `getRequeueResult`).
+
+use std::time::Duration;
+
+use external_secrets_crds::v1::{ExternalSecret, ExternalSecretRefreshPolicy};
+use external_secrets_providers::duration::parse_go_duration;
+use k8s_openapi::jiff::Timestamp;
+
+/// The refresh interval, `spec.refreshInterval`; zero means "sync once".
+pub fn interval(es: &ExternalSecret) -> Result<Duration, String> {
+    parse_go_duration(&es.spec.refresh_interval)
+        .map_err(|error| format!("spec.refreshInterval: {error}"))
+}
+
+/// Upstream's `syncedResourceVersion`: the generation plus a hash of labels and annotations,
+/// so metadata changes (e.g. the `force-sync` annotation) trigger a refresh too.
+pub fn synced_resource_version(es: &ExternalSecret) -> String {
+    let mut digest = super::target::Fnv::default();
+    for (key, value) in es.metadata.labels.iter().flatten() {
+        digest.write(b"l");
+        digest.write(key.as_bytes());
+        digest.write(b"=");
+        digest.write(value.as_bytes());
+    }
+    for (key, value) in es.metadata.annotations.iter().flatten() {
+        // Our own bookkeeping on the object must not count as a change.
+        if key == "kubectl.kubernetes.io/last-applied-configuration" {
+            continue;
+        }
+        digest.write(b"a");
+        digest.write(key.as_bytes());
+        digest.write(b"=");
+        digest.write(value.as_bytes());
+    }
+    format!(
+        "{}-{:016x}",
+        es.metadata.generation.unwrap_or_default(),
+        digest.finish()
+    )
+}
+
+/// When the provider was last read, if ever.
+pub fn last_refresh(es: &ExternalSecret) -> Option<Timestamp> {
+    es.status.as_ref()?.refresh_time.as_ref().map(|t| t.0)
+}
+
+/// Whether the provider must be read now: never synced, changed since the last sync, or (for
+/// `Periodic`) the interval has passed since `status.refreshTime`.
+pub fn should_refresh(es: &ExternalSecret, interval: Duration, now: Timestamp) -> bool {
+    let status = es.status.as_ref();
+    let synced = status.and_then(|s| s.synced_resource_version.as_deref());
+    let refreshed = status.and_then(|s| s.refresh_time.as_ref()).map(|t| t.0);
+    let (Some(synced), Some(refreshed)) = (synced, refreshed) else {
+        return true;
+    };
+    match es
+        .spec
+        .refresh_policy
+        .unwrap_or(ExternalSecretRefreshPolicy::Periodic)
+    {
+        ExternalSecretRefreshPolicy::CreatedOnce => false,
+        ExternalSecretRefreshPolicy::OnChange => synced != synced_resource_version(es),
+        ExternalSecretRefreshPolicy::Periodic => {
+            if synced != synced_resource_version(es) {
+                return true;
+            }
+            !interval.is_zero() && elapsed(refreshed, now) >= interval
+        }
+    }
+}
+
+/// How long until the next refresh is due, counted from `refreshed` (plus up to 5% jitter so
+/// refreshes spread out), or `None` when the ExternalSecret only syncs on change.
+pub fn next_refresh(
+    es: &ExternalSecret,
+    interval: Duration,
+    refreshed: Timestamp,
+    now: Timestamp,
+    random_fraction: f64,
+) -> Option<Duration> {
+    let periodic = matches!(
+        es.spec.refresh_policy,
+        None | Some(ExternalSecretRefreshPolicy::Periodic)
+    );
+    if !periodic || interval.is_zero() {
+        return None;
+    }
+    let remaining = interval.saturating_sub(elapsed(refreshed, now));
+    let jitter = interval.mul_f64(0.05 * random_fraction.clamp(0.0, 1.0));
+    Some(remaining.max(Duration::from_secs(1)) + jitter)
+}
+
+fn elapsed(since: Timestamp, now: Timestamp) -> Duration {
+    let seconds = now.as_second() - since.as_second();
+    Duration::from_secs(u64::try_from(seconds).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use external_secrets_crds::v1::ExternalSecretStatus;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+    fn es(policy: Option<ExternalSecretRefreshPolicy>) -> ExternalSecret {
+        let mut es: ExternalSecret = serde_json::from_value(serde_json::json!({
+            "apiVersion": "external-secrets.io/v1",
+            "kind": "ExternalSecret",
+            "metadata": {"name": "a", "namespace": "n", "generation": 3},
+            "spec": {"refreshInterval": "1h", "secretStoreRef": {"name": "s"}},
+        }))
+        .unwrap();
+        es.spec.refresh_policy = policy;
+        es
+    }
+
+    fn synced_at(es: &mut ExternalSecret, at: Timestamp) {
+        es.status = Some(ExternalSecretStatus {
+            refresh_time: Some(Time(at)),
+            synced_resource_version: Some(synced_resource_version(es)),
+            ..ExternalSecretStatus::default()
+        });
+    }
+
+    #[test]
+    fn periodic_refreshes_when_never_synced_changed_or_due() {
+        let t0 = Timestamp::from_second(1_700_000_000).unwrap();
+        let hour = Duration::from_secs(3600);
+        let mut es = es(None);
+        assert!(should_refresh(&es, hour, t0));
+        synced_at(&mut es, t0);
+        assert!(!should_refresh(&es, hour, t0));
+        let later = Timestamp::from_second(1_700_003_599).unwrap();
+        assert!(!should_refresh(&es, hour, later));
+        let due = Timestamp::from_second(1_700_003_600).unwrap();
+        assert!(should_refresh(&es, hour, due));
+        // Interval 0: once only, unless the object changes.
+        assert!(!should_refresh(&es, Duration::ZERO, due));
+        es.metadata.annotations = Some([("force-sync".into(), "1".into())].into());
+        assert!(should_refresh(&es, Duration::ZERO, due));
+        assert!(should_refresh(&es, hour, t0));
+    }
+
+    #[test]
+    fn created_once_and_on_change() {
+        let t0 = Timestamp::from_second(1_700_000_000).unwrap();
+        let much_later = Timestamp::from_second(1_800_000_000).unwrap();
+        let hour = Duration::from_secs(3600);
+        let mut once = es(Some(ExternalSecretRefreshPolicy::CreatedOnce));
+        synced_at(&mut once, t0);
+        once.metadata.generation = Some(4);
+        assert!(!should_refresh(&once, hour, much_later));
+        let mut on_change = es(Some(ExternalSecretRefreshPolicy::OnChange));
+        synced_at(&mut on_change, t0);
+        assert!(!should_refresh(&on_change, hour, much_later));
+        on_change.metadata.generation = Some(4);
+        assert!(should_refresh(&on_change, hour, t0));
+        assert_eq!(next_refresh(&on_change, hour, t0, t0, 0.5), None);
+    }
+
+    #[test]
+    fn next_refresh_counts_from_the_last_refresh() {
+        let t0 = Timestamp::from_second(1_700_000_000).unwrap();
+        let hour = Duration::from_secs(3600);
+        let mut es = es(None);
+        synced_at(&mut es, t0);
+        let now = Timestamp::from_second(1_700_000_600).unwrap();
+        assert_eq!(
+            next_refresh(&es, hour, t0, now, 0.0),
+            Some(Duration::from_secs(3000))
+        );
+        assert_eq!(
+            next_refresh(&es, hour, t0, now, 1.0),
+            Some(Duration::from_secs(3000 + 180))
+        );
+        assert_eq!(next_refresh(&es, Duration::ZERO, t0, now, 0.0), None);
+        assert_eq!(last_refresh(&es), Some(t0));
+        assert_eq!(
+            interval(&es).unwrap(),
+            hour,
+            "spec.refreshInterval parses as a Go duration"
+        );
+    }
+}
