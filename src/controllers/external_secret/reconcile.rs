@@ -107,6 +107,10 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         && !refresh::should_refresh(es, interval, now)
         && target::is_valid(existing.as_ref(), es)
     {
+        // Nothing to do, but dashboards still need the condition after a restart.
+        shared
+            .metrics
+            .set_external_secret_condition(&es.name_any(), &namespace, "True");
         let refreshed = refresh::last_refresh(es).unwrap_or(now);
         return Ok(requeue(es, interval, refreshed, now));
     }

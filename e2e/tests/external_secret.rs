@@ -1,0 +1,651 @@
+//! The ExternalSecret controller, run as the real binary against the cluster: a sync writes the
+//! target Secret with upstream's labels, annotations, owner and status; drift is repaired; a
+//! provider losing a key never empties the Secret under `Retain`; `Delete` removes it; a
+//! restart neither calls the provider nor rewrites anything; store access rules hold.
+//!
+//! Each test's controller runs with its own `--controller-class` and the test's stores name
+//! it, so the test never touches objects of a controller already running on the cluster.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use e2e::harness::{
+    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, is_not_found,
+    unique_name,
+};
+use external_secrets_crds::v1::{
+    ClusterSecretStore, ExternalSecret, ExternalSecretConditionType, SecretStore,
+};
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// Test data only: the fake provider serves what the store spec lists.
+fn fake_data() -> Value {
+    json!([
+        {"key": "/db/user", "value": "app"},
+        {"key": "/db/password", "value": "first-password"},
+        {"key": "/db/config", "value": "{\"host\":\"db.local\",\"port\":\"5432\"}"},
+    ])
+}
+
+fn secret_store(name: &str, class: &str, data: Value) -> anyhow::Result<SecretStore> {
+    Ok(serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": name},
+        "spec": {"controller": class, "provider": {"fake": {"data": data}}},
+    }))?)
+}
+
+/// An ExternalSecret reading from the SecretStore `store`, with `spec` merged over the basics.
+fn external_secret(name: &str, store: &str, spec: Value) -> anyhow::Result<ExternalSecret> {
+    let mut manifest = json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": name},
+        "spec": {
+            "refreshInterval": "1h",
+            "secretStoreRef": {"name": store, "kind": "SecretStore"},
+            "data": [
+                {"secretKey": "user", "remoteRef": {"key": "/db/user"}},
+                {"secretKey": "password", "remoteRef": {"key": "/db/password"}},
+            ],
+        },
+    });
+    if let (Some(base), Value::Object(extra)) = (manifest["spec"].as_object_mut(), spec) {
+        base.extend(extra);
+    }
+    Ok(serde_json::from_value(manifest)?)
+}
+
+/// The `Ready` condition as [status, reason, message], once there is one.
+fn ready_of(es: &ExternalSecret) -> Option<[String; 3]> {
+    let condition = es
+        .status
+        .as_ref()?
+        .conditions
+        .iter()
+        .find(|c| c.r#type == ExternalSecretConditionType::Ready)?;
+    Some([
+        condition.status.clone(),
+        condition.reason.clone().unwrap_or_default(),
+        condition.message.clone().unwrap_or_default(),
+    ])
+}
+
+/// Waits until the ExternalSecret's Ready condition has `reason`.
+async fn wait_reason(
+    api: &Api<ExternalSecret>,
+    name: &str,
+    reason: &str,
+    controller: &ControllerProcess,
+) -> anyhow::Result<(ExternalSecret, [String; 3])> {
+    eventually(WAIT, &format!("ExternalSecret {name} {reason}"), || async {
+        let es = api.get(name).await?;
+        Ok(ready_of(&es)
+            .filter(|ready| ready[1] == reason)
+            .map(|ready| (es, ready)))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))
+}
+
+/// Annotates the ExternalSecret (upstream's way to force a sync) every 2 s until its Ready
+/// condition has `reason`: the controller may see the annotation before the store change.
+async fn force_sync_until(
+    api: &Api<ExternalSecret>,
+    name: &str,
+    reason: &str,
+    controller: &ControllerProcess,
+) -> anyhow::Result<(ExternalSecret, [String; 3])> {
+    for attempt in 0..30 {
+        let es = api.get(name).await?;
+        if let Some(ready) = ready_of(&es).filter(|ready| ready[1] == reason) {
+            return Ok((es, ready));
+        }
+        let annotation = json!({"metadata": {"annotations": {"force-sync": attempt.to_string()}}});
+        api.patch(name, &PatchParams::default(), &Patch::Merge(annotation))
+            .await?;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    anyhow::bail!(
+        "ExternalSecret {name} never reached {reason}\n{}",
+        controller.log()
+    )
+}
+
+fn string_data(secret: &Secret) -> BTreeMap<String, String> {
+    secret
+        .data
+        .iter()
+        .flatten()
+        .map(|(key, value)| (key.clone(), String::from_utf8_lossy(&value.0).into_owned()))
+        .collect()
+}
+
+fn pairs(entries: &[(&str, &str)]) -> BTreeMap<String, String> {
+    entries
+        .iter()
+        .map(|(key, value)| (key.to_string(), value.to_string()))
+        .collect()
+}
+
+/// One controller, one namespace, and the APIs the tests use.
+struct Setup {
+    cluster: TestCluster,
+    namespace: TestNamespace,
+    class: String,
+    controller: ControllerProcess,
+}
+
+impl Setup {
+    async fn start(prefix: &str) -> anyhow::Result<Self> {
+        let cluster = TestCluster::connect().await?;
+        install_crds(&cluster.client).await?;
+        let namespace = TestNamespace::create(&cluster, prefix).await?;
+        let class = unique_name("e2e-class");
+        let controller = ControllerProcess::start(&cluster, &class, &[]).await?;
+        Ok(Self {
+            cluster,
+            namespace,
+            class,
+            controller,
+        })
+    }
+
+    fn client(&self) -> Client {
+        self.cluster.client.clone()
+    }
+
+    fn api<K>(&self) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        <K as kube::Resource>::DynamicType: Default,
+    {
+        Api::namespaced(self.client(), &self.namespace.name)
+    }
+
+    async fn finish(self) -> anyhow::Result<()> {
+        self.controller.stop().await?;
+        self.namespace.delete().await
+    }
+}
+
+#[tokio::test]
+async fn sync_writes_owned_secret_and_repairs_drift() -> anyhow::Result<()> {
+    let setup = Setup::start("es-sync").await?;
+    let stores: Api<SecretStore> = setup.api();
+    let external_secrets: Api<ExternalSecret> = setup.api();
+    let secrets: Api<Secret> = setup.api();
+    stores
+        .create(
+            &PostParams::default(),
+            &secret_store("store", &setup.class, fake_data())?,
+        )
+        .await?;
+    let spec = json!({
+        "target": {"name": "db-credentials"},
+        "dataFrom": [{"extract": {"key": "/db/config"}}],
+    });
+    external_secrets
+        .create(
+            &PostParams::default(),
+            &external_secret("db", "store", spec)?,
+        )
+        .await?;
+
+    let (es, ready) =
+        wait_reason(&external_secrets, "db", "SecretSynced", &setup.controller).await?;
+    assert_eq!(
+        ready,
+        ["True", "SecretSynced", "secret synced"].map(String::from)
+    );
+    let status = es.status.clone().unwrap_or_default();
+    assert_eq!(
+        status.binding.as_ref().map(|b| b.name.as_str()),
+        Some("db-credentials")
+    );
+    assert!(status.refresh_time.is_some(), "refreshTime is set");
+    let generation = es.metadata.generation.unwrap_or_default();
+    assert!(
+        status
+            .synced_resource_version
+            .as_deref()
+            .is_some_and(|v| v.starts_with(&format!("{generation}-"))),
+        "syncedResourceVersion {:?}",
+        status.synced_resource_version
+    );
+
+    let secret = secrets.get("db-credentials").await?;
+    let expected = pairs(&[
+        ("user", "app"),
+        ("password", "first-password"),
+        ("host", "db.local"),
+        ("port", "5432"),
+    ]);
+    assert_eq!(string_data(&secret), expected);
+    assert_eq!(
+        secret
+            .labels()
+            .get("reconcile.external-secrets.io/managed")
+            .map(String::as_str),
+        Some("true")
+    );
+    assert!(
+        secret
+            .annotations()
+            .contains_key("reconcile.external-secrets.io/data-hash")
+    );
+    let owner = secret
+        .owner_references()
+        .iter()
+        .find(|owner| owner.controller == Some(true))
+        .expect("creationPolicy Owner sets a controller ownerReference");
+    assert_eq!(
+        (owner.kind.as_str(), owner.name.as_str()),
+        ("ExternalSecret", "db")
+    );
+    assert_eq!(owner.uid, es.uid().unwrap_or_default());
+
+    // Someone edits the data: the next look at the Secret restores it.
+    secrets
+        .patch(
+            "db-credentials",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"password": "ZWRpdGVk"}})),
+        )
+        .await?;
+    eventually(WAIT, "edited Secret restored", || async {
+        let secret = secrets.get("db-credentials").await?;
+        Ok((string_data(&secret) == expected).then_some(()))
+    })
+    .await
+    .map_err(|error| error.context(setup.controller.log()))?;
+
+    // Someone deletes the Secret: it comes back.
+    secrets
+        .delete("db-credentials", &DeleteParams::default())
+        .await?;
+    eventually(WAIT, "deleted Secret restored", || async {
+        match secrets.get("db-credentials").await {
+            Ok(secret) => Ok((string_data(&secret) == expected).then_some(())),
+            Err(kube::Error::Api(response)) if response.code == 404 => Ok(None),
+            Err(error) => Err(error.into()),
+        }
+    })
+    .await
+    .map_err(|error| error.context(setup.controller.log()))?;
+
+    // A changed spec syncs at once, not at the next refresh.
+    let mut changed = external_secrets.get("db").await?;
+    changed.spec.data_from.clear();
+    external_secrets
+        .replace("db", &PostParams::default(), &changed)
+        .await?;
+    eventually(WAIT, "Secret without dataFrom keys", || async {
+        let secret = secrets.get("db-credentials").await?;
+        Ok((!string_data(&secret).contains_key("host")).then_some(()))
+    })
+    .await
+    .map_err(|error| error.context(setup.controller.log()))?;
+
+    let metrics = setup.controller.metrics().await?;
+    for name in [
+        "externalsecret_sync_calls_total",
+        "externalsecret_status_condition",
+        "externalsecret_reconcile_duration",
+        "externalsecret_provider_api_calls_count",
+    ] {
+        assert!(metrics.contains(name), "metric {name} missing:\n{metrics}");
+    }
+    assert!(
+        !metrics.contains("first-password"),
+        "metrics must not carry secret values"
+    );
+    setup.finish().await
+}
+
+/// Sum of `externalsecret_provider_api_calls_count` samples in a metrics page.
+fn provider_calls(metrics: &str) -> f64 {
+    metrics
+        .lines()
+        .filter(|line| line.starts_with("externalsecret_provider_api_calls_count{"))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn restart_neither_refetches_nor_rewrites() -> anyhow::Result<()> {
+    let mut setup = Setup::start("es-restart").await?;
+    let stores: Api<SecretStore> = setup.api();
+    let external_secrets: Api<ExternalSecret> = setup.api();
+    let secrets: Api<Secret> = setup.api();
+    stores
+        .create(
+            &PostParams::default(),
+            &secret_store("store", &setup.class, fake_data())?,
+        )
+        .await?;
+    for name in ["first", "second", "third"] {
+        external_secrets
+            .create(
+                &PostParams::default(),
+                &external_secret(name, "store", json!({}))?,
+            )
+            .await?;
+    }
+    let mut before = Vec::new();
+    for name in ["first", "second", "third"] {
+        let (es, _) =
+            wait_reason(&external_secrets, name, "SecretSynced", &setup.controller).await?;
+        before.push((
+            es.resource_version(),
+            secrets.get(name).await?.resource_version(),
+        ));
+    }
+    assert!(provider_calls(&setup.controller.metrics().await?) >= 1.0);
+
+    let old = std::mem::replace(
+        &mut setup.controller,
+        ControllerProcess::start(&setup.cluster, &setup.class, &[]).await?,
+    );
+    old.stop().await?;
+    // The new controller has seen all three once their reconcile durations are recorded.
+    eventually(
+        WAIT,
+        "restarted controller reconciled all three",
+        || async {
+            let metrics = setup.controller.metrics().await?;
+            let seen = ["first", "second", "third"]
+                .iter()
+                .all(|name| metrics.contains(&format!("name=\"{name}\"")));
+            Ok(seen.then_some(()))
+        },
+    )
+    .await
+    .map_err(|error| error.context(setup.controller.log()))?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+
+    let metrics = setup.controller.metrics().await?;
+    assert_eq!(
+        provider_calls(&metrics),
+        0.0,
+        "provider calls after restart:\n{metrics}"
+    );
+    for (name, (es_version, secret_version)) in ["first", "second", "third"].iter().zip(before) {
+        let es = external_secrets.get(name).await?;
+        assert_eq!(es.resource_version(), es_version, "{name} status rewritten");
+        let secret = secrets.get(name).await?;
+        assert_eq!(
+            secret.resource_version(),
+            secret_version,
+            "{name} Secret rewritten"
+        );
+    }
+    setup.finish().await
+}
+
+#[tokio::test]
+async fn missing_remote_key_retains_or_deletes() -> anyhow::Result<()> {
+    let setup = Setup::start("es-deletion").await?;
+    let stores: Api<SecretStore> = setup.api();
+    let external_secrets: Api<ExternalSecret> = setup.api();
+    let secrets: Api<Secret> = setup.api();
+    stores
+        .create(
+            &PostParams::default(),
+            &secret_store("store", &setup.class, fake_data())?,
+        )
+        .await?;
+    let retained = json!({"target": {"deletionPolicy": "Retain"}});
+    let deleted = json!({"target": {"deletionPolicy": "Delete"}});
+    for (name, spec) in [("retained", retained), ("deleted", deleted)] {
+        external_secrets
+            .create(
+                &PostParams::default(),
+                &external_secret(name, "store", spec)?,
+            )
+            .await?;
+        wait_reason(&external_secrets, name, "SecretSynced", &setup.controller).await?;
+    }
+
+    // The provider loses both keys the ExternalSecrets read.
+    stores
+        .patch(
+            "store",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"provider": {"fake": {"data": [
+                {"key": "/db/config", "value": "{}"},
+            ]}}}})),
+        )
+        .await?;
+
+    // As upstream, a store change alone does not refetch: force a sync the upstream way.
+    let (_, ready) = force_sync_until(
+        &external_secrets,
+        "retained",
+        "SecretSyncedError",
+        &setup.controller,
+    )
+    .await?;
+    assert_eq!(ready[0], "False");
+    assert!(
+        ready[2].starts_with("could not get secret data from provider: spec.data[0]"),
+        "message: {}",
+        ready[2]
+    );
+    assert!(
+        !ready[2].contains("first-password"),
+        "no secret value in {}",
+        ready[2]
+    );
+    let kept = secrets.get("retained").await?;
+    assert_eq!(
+        string_data(&kept),
+        pairs(&[("user", "app"), ("password", "first-password")]),
+        "Retain keeps the synced Secret untouched"
+    );
+
+    let (_, ready) = force_sync_until(
+        &external_secrets,
+        "deleted",
+        "SecretDeleted",
+        &setup.controller,
+    )
+    .await?;
+    assert_eq!(
+        ready,
+        [
+            "True",
+            "SecretDeleted",
+            "secret deleted due to DeletionPolicy=Delete"
+        ]
+        .map(String::from)
+    );
+    match secrets.get("deleted").await {
+        Err(error) if is_not_found(&error) => {}
+        other => anyhow::bail!("Secret `deleted` should be gone, got {other:?}"),
+    }
+    setup.finish().await
+}
+
+#[tokio::test]
+async fn merge_and_orphan_policies() -> anyhow::Result<()> {
+    let setup = Setup::start("es-policies").await?;
+    let stores: Api<SecretStore> = setup.api();
+    let external_secrets: Api<ExternalSecret> = setup.api();
+    let secrets: Api<Secret> = setup.api();
+    stores
+        .create(
+            &PostParams::default(),
+            &secret_store("store", &setup.class, fake_data())?,
+        )
+        .await?;
+
+    // Merge into a Secret that does not exist yet: SecretMissing, nothing created.
+    let merge = json!({"target": {"name": "shared", "creationPolicy": "Merge"}});
+    external_secrets
+        .create(
+            &PostParams::default(),
+            &external_secret("merge", "store", merge)?,
+        )
+        .await?;
+    let (_, ready) = wait_reason(
+        &external_secrets,
+        "merge",
+        "SecretMissing",
+        &setup.controller,
+    )
+    .await?;
+    assert_eq!(ready[0], "False");
+    assert!(is_not_found(&secrets.get("shared").await.unwrap_err()));
+
+    // Once someone creates it, our keys are merged in and theirs kept, with no owner set.
+    let theirs: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "shared"},
+        "stringData": {"theirs": "kept"},
+    }))?;
+    secrets.create(&PostParams::default(), &theirs).await?;
+    // A label change is upstream's way to force a sync.
+    external_secrets
+        .patch(
+            "merge",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"force-sync": "1"}}})),
+        )
+        .await?;
+    wait_reason(
+        &external_secrets,
+        "merge",
+        "SecretSynced",
+        &setup.controller,
+    )
+    .await?;
+    let merged = secrets.get("shared").await?;
+    assert_eq!(
+        string_data(&merged),
+        pairs(&[
+            ("theirs", "kept"),
+            ("user", "app"),
+            ("password", "first-password")
+        ])
+    );
+    assert!(
+        merged.owner_references().is_empty(),
+        "Merge never takes ownership"
+    );
+
+    // Orphan: created, but without an ownerReference.
+    let orphan = json!({"target": {"creationPolicy": "Orphan"}});
+    external_secrets
+        .create(
+            &PostParams::default(),
+            &external_secret("orphan", "store", orphan)?,
+        )
+        .await?;
+    wait_reason(
+        &external_secrets,
+        "orphan",
+        "SecretSynced",
+        &setup.controller,
+    )
+    .await?;
+    let orphaned = secrets.get("orphan").await?;
+    assert!(orphaned.owner_references().is_empty());
+    assert_eq!(string_data(&orphaned).len(), 2);
+    setup.finish().await
+}
+
+#[tokio::test]
+async fn store_access_rules() -> anyhow::Result<()> {
+    let setup = Setup::start("es-access").await?;
+    let other = TestNamespace::create(&setup.cluster, "es-access-other").await?;
+    let external_secrets: Api<ExternalSecret> = setup.api();
+
+    // A SecretStore of another namespace is invisible.
+    let foreign: Api<SecretStore> = Api::namespaced(setup.client(), &other.name);
+    foreign
+        .create(
+            &PostParams::default(),
+            &secret_store("foreign", &setup.class, fake_data())?,
+        )
+        .await?;
+    external_secrets
+        .create(
+            &PostParams::default(),
+            &external_secret("cross-namespace", "foreign", json!({}))?,
+        )
+        .await?;
+    let (_, ready) = wait_reason(
+        &external_secrets,
+        "cross-namespace",
+        "SecretSyncedError",
+        &setup.controller,
+    )
+    .await?;
+    assert!(ready[2].contains("not found"), "message: {}", ready[2]);
+
+    // A ClusterSecretStore whose conditions admit only the other namespace.
+    let cluster_stores: Api<ClusterSecretStore> = Api::all(setup.client());
+    let store_name = unique_name("e2e-cluster-store");
+    let cluster_store: ClusterSecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ClusterSecretStore",
+        "metadata": {"name": store_name},
+        "spec": {
+            "controller": setup.class,
+            "provider": {"fake": {"data": fake_data()}},
+            "conditions": [{"namespaces": [other.name]}],
+        },
+    }))?;
+    cluster_stores
+        .create(&PostParams::default(), &cluster_store)
+        .await?;
+    let denied = json!({"secretStoreRef": {"name": store_name, "kind": "ClusterSecretStore"}});
+    external_secrets
+        .create(
+            &PostParams::default(),
+            &external_secret("denied", "unused", denied.clone())?,
+        )
+        .await?;
+    let result = wait_reason(
+        &external_secrets,
+        "denied",
+        "SecretSyncedError",
+        &setup.controller,
+    )
+    .await;
+    let allowed: Api<ExternalSecret> = Api::namespaced(setup.client(), &other.name);
+    let checks = async {
+        let (_, ready) = result?;
+        assert!(
+            ready[2].contains("denied by spec.condition"),
+            "message: {}",
+            ready[2]
+        );
+        assert!(
+            is_not_found(&setup.api::<Secret>().get("denied").await.unwrap_err()),
+            "no Secret for a denied namespace"
+        );
+        // The admitted namespace syncs from the same store.
+        allowed
+            .create(
+                &PostParams::default(),
+                &external_secret("allowed", "unused", denied)?,
+            )
+            .await?;
+        wait_reason(&allowed, "allowed", "SecretSynced", &setup.controller).await?;
+        anyhow::Ok(())
+    }
+    .await;
+    cluster_stores
+        .delete(&store_name, &DeleteParams::default())
+        .await?;
+    checks?;
+    other.delete().await?;
+    setup.finish().await
+}
