@@ -26,7 +26,15 @@ pub enum Command {
         #[arg(long)]
         out_dir: Option<PathBuf>,
     },
-    /// Run the controllers (SecretStore and ClusterSecretStore) with the metrics and probe
+    /// Run the ExternalSecret pipeline without a cluster: read SecretStores, ExternalSecrets
+    /// and the Secrets/ConfigMaps they reference from a multi-document YAML file, and print
+    /// the Secrets the controller would write (failures as the status condition words them).
+    Render {
+        /// The manifest file to read.
+        #[arg(short = 'f', long)]
+        file: PathBuf,
+    },
+    /// Run the controllers (SecretStore, ClusterSecretStore, ExternalSecret) with the metrics and probe
     /// server, until SIGINT or SIGTERM.
     Run(RunArgs),
 }

@@ -5,6 +5,7 @@ mod context;
 mod controllers;
 mod leader;
 mod metrics;
+mod render;
 mod run;
 mod server;
 
@@ -16,6 +17,17 @@ use std::io::Write;
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Crds { out_dir } => print_crds(out_dir.as_deref()),
+        Command::Render { file } => {
+            let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+            let mut out = std::io::stdout().lock();
+            let mut notes = std::io::stderr().lock();
+            let all_synced = runtime.block_on(render::render(&file, &mut out, &mut notes))?;
+            out.flush()?;
+            if !all_synced {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Command::Run(args) => {
             run::init_tracing(&args.loglevel);
             tokio::runtime::Runtime::new()

@@ -35,6 +35,11 @@ impl MemorySecretSource {
                 .map(|(k, v)| ((*k).to_owned(), SecretValue::from(*v)))
                 .collect(),
         };
+        self.with_kube_secret(namespace, name, secret)
+    }
+
+    /// Adds a Secret as read from a manifest (binary values included), for `render`.
+    pub fn with_kube_secret(self, namespace: &str, name: &str, secret: KubeSecret) -> Self {
         self.secrets
             .lock()
             .unwrap()

@@ -9,17 +9,19 @@ use external_secrets_crds::v1::{
     ExternalSecret, ExternalSecretDeletionPolicy, ExternalSecretRewrite, SecretStoreRef,
 };
 use external_secrets_providers::request::{DecodingStrategy, Find, RemoteRef, convert_keys};
-use external_secrets_providers::{Backend, ProviderError, SecretMap, SharedClient};
+use external_secrets_providers::{Backend, ClientManager, ProviderError, SecretMap, SharedClient};
 
 use super::error::Error;
 use super::stores::FoundStore;
 use super::target::SecretData;
-use crate::context::Context;
+use crate::metrics::Metrics;
 
 /// Everything one sync needs to reach providers.
 pub struct Fetcher<'a> {
-    /// Shared controller state (client manager, metrics).
-    pub context: &'a Context,
+    /// Cached provider clients.
+    pub clients: &'a ClientManager,
+    /// Provider call counters.
+    pub metrics: &'a Metrics,
     /// The ExternalSecret being synced.
     pub es: &'a ExternalSecret,
     /// Resolves (and checks) the store of an entry's `sourceRef.storeRef`, or the default.
@@ -149,8 +151,7 @@ impl Fetcher<'_> {
         what: &str,
     ) -> Result<SharedClient, Error> {
         let store_ref = store.store_ref();
-        self.context
-            .clients
+        self.clients
             .client(&store_ref, Some(namespace))
             .await
             .map_err(|source| Error::Provider {
@@ -161,8 +162,7 @@ impl Fetcher<'_> {
 
     fn count<T>(&self, store: &FoundStore, call: &str, result: &Result<T, ProviderError>) {
         let provider = Backend::of(&store.spec().provider).map_or("unknown", |b| b.name());
-        self.context
-            .metrics
+        self.metrics
             .count_provider_call(provider, call, result.is_ok());
     }
 }

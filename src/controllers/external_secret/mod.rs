@@ -9,6 +9,8 @@
 
 pub mod error;
 pub mod fetch;
+pub mod hash;
+pub mod read;
 pub mod reconcile;
 pub mod refresh;
 pub mod status;

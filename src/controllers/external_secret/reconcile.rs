@@ -2,7 +2,6 @@
 //! -> write the target Secret (only when it differs) -> status, events, metrics -> requeue at
 //! the next refresh. A failure never touches the Secret already synced.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,7 +9,7 @@ use external_secrets_crds::v1::{
     ExternalSecret, ExternalSecretCreationPolicy, ExternalSecretDeletionPolicy, SecretStoreRef,
     SecretStoreRefKind,
 };
-use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::runtime::controller::Action;
@@ -19,10 +18,10 @@ use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
 use super::error::Error;
-use super::fetch::Fetcher;
+use super::read::{NamespaceLabels, Reader, store_references};
 use super::refresh;
 use super::status::{self, Ready, Synced};
-use super::stores::{FoundStore, Stores, cluster_store_admits, kind_and_name};
+use super::stores::{Stores, kind_and_name};
 use super::target::{self, SecretData};
 use crate::context::{Context, FIELD_MANAGER};
 
@@ -115,31 +114,16 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         return Ok(requeue(es, interval, refreshed, now));
     }
 
-    let stores = match check_stores(es, &references, context).await {
-        Ok(stores) => stores,
-        Err(error) => return fail(es, context, error, None).await,
+    let namespaces = NamespaceLabels::Cluster(Box::new(Api::all(shared.client.clone())));
+    let reader = Reader {
+        stores: &context.stores,
+        clients: &shared.clients,
+        metrics: &shared.metrics,
+        namespaces: &namespaces,
     };
-    let default_ref = es.spec.secret_store_ref.clone();
-    let resolve = move |reference: Option<&SecretStoreRef>| -> Result<FoundStore, Error> {
-        let reference = reference.or(default_ref.as_ref()).ok_or_else(|| {
-            Error::InvalidSpec(
-                "spec.secretStoreRef: required unless every entry names its sourceRef".into(),
-            )
-        })?;
-        let (kind, name) = kind_and_name(reference);
-        stores
-            .get(&(kind, name.to_owned()))
-            .cloned()
-            .ok_or_else(|| Error::StoreNotFound(format!("{kind:?} {name:?}")))
-    };
-    let fetcher = Fetcher {
-        context: shared,
-        es,
-        resolve: &resolve,
-    };
-    let data = match fetcher.fetch().await {
+    let data = match reader.read(es).await {
         Ok(data) => data,
-        Err(error) => return fail(es, context, error, Some(status::MESSAGE_GET_DATA_FAILED)).await,
+        Err((error, step)) => return fail(es, context, error, step).await,
     };
     let synced = |binding: Option<String>| Synced {
         refresh_time: now,
@@ -219,27 +203,6 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
     }
 }
 
-/// The distinct stores an ExternalSecret reads from: its default and every entry's own.
-fn store_references(es: &ExternalSecret) -> Vec<SecretStoreRef> {
-    let entries = es
-        .spec
-        .data
-        .iter()
-        .filter_map(|d| d.source_ref.as_ref()?.store_ref.clone());
-    let from = es
-        .spec
-        .data_from
-        .iter()
-        .filter_map(|d| d.source_ref.as_ref()?.store_ref.clone());
-    let mut references: Vec<SecretStoreRef> = es.spec.secret_store_ref.iter().cloned().collect();
-    for reference in entries.chain(from) {
-        if !references.contains(&reference) {
-            references.push(reference);
-        }
-    }
-    references
-}
-
 /// Upstream skips (without any status) ExternalSecrets using a store of another controller
 /// class, or a ClusterSecretStore while that reconciler is disabled.
 fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext) -> bool {
@@ -263,42 +226,6 @@ fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext)
     })
 }
 
-type CheckedStores = HashMap<(SecretStoreRefKind, String), FoundStore>;
-
-/// Finds every referenced store and checks it may be used from this namespace now.
-async fn check_stores(
-    es: &ExternalSecret,
-    references: &[SecretStoreRef],
-    context: &EsContext,
-) -> Result<CheckedStores, Error> {
-    let namespace = es.namespace().unwrap_or_default();
-    let namespaces: Api<Namespace> = Api::all(context.shared.client.clone());
-    let mut checked = CheckedStores::new();
-    for reference in references {
-        let store = context.stores.find(reference, &namespace)?;
-        if let FoundStore::Cluster(cluster) = &store
-            && !cluster_store_admits(cluster, &namespace, &namespaces).await?
-        {
-            return Err(Error::StoreNotAllowed {
-                store: cluster.name_any(),
-                namespace,
-            });
-        }
-        if !store.usable() {
-            return Err(Error::StoreNotReady(store.describe()));
-        }
-        let capabilities = store
-            .status_capabilities()
-            .filter(|capabilities| *capabilities == "WriteOnly");
-        if capabilities.is_some() {
-            return Err(Error::StoreWriteOnly(store.describe()));
-        }
-        let (kind, name) = kind_and_name(reference);
-        checked.insert((kind, name.to_owned()), store);
-    }
-    Ok(checked)
-}
-
 /// Server-side applies our part of the target Secret, unless it already holds it.
 async fn write_target(
     es: &ExternalSecret,
@@ -307,8 +234,8 @@ async fn write_target(
     existing: Option<&Secret>,
     data: &SecretData,
 ) -> Result<(), Error> {
-    let desired =
-        target::desired_secret(es, data).map_err(|e| Error::InvalidSpec(e.to_string()))?;
+    let desired = target::desired_secret(es, data, existing)
+        .map_err(|e| Error::InvalidSpec(e.to_string()))?;
     if let Some(existing) = existing {
         if let Some(owner) = other_external_secret_owner(existing, es) {
             return Err(Error::InvalidSpec(format!(
@@ -377,11 +304,7 @@ async fn fail(
     );
     let ready = match step {
         Some(step) => Ready::failed(step, &error),
-        None => Ready {
-            status: "False",
-            reason: status::REASON_SYNCED_ERROR,
-            message: error.to_string(),
-        },
+        None => Ready::failed_plain(&error),
     };
     publish(
         es,

@@ -17,27 +17,13 @@ pub fn interval(es: &ExternalSecret) -> Result<Duration, String> {
 /// Upstream's `syncedResourceVersion`: the generation plus a hash of labels and annotations,
 /// so metadata changes (e.g. the `force-sync` annotation) trigger a refresh too.
 pub fn synced_resource_version(es: &ExternalSecret) -> String {
-    let mut digest = super::target::Fnv::default();
-    for (key, value) in es.metadata.labels.iter().flatten() {
-        digest.write(b"l");
-        digest.write(key.as_bytes());
-        digest.write(b"=");
-        digest.write(value.as_bytes());
-    }
-    for (key, value) in es.metadata.annotations.iter().flatten() {
-        // Our own bookkeeping on the object must not count as a change.
-        if key == "kubectl.kubernetes.io/last-applied-configuration" {
-            continue;
-        }
-        digest.write(b"a");
-        digest.write(key.as_bytes());
-        digest.write(b"=");
-        digest.write(value.as_bytes());
-    }
     format!(
-        "{}-{:016x}",
+        "{}-{}",
         es.metadata.generation.unwrap_or_default(),
-        digest.finish()
+        super::hash::meta_hash(
+            es.metadata.annotations.as_ref(),
+            es.metadata.labels.as_ref()
+        )
     )
 }
 

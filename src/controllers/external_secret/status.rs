@@ -52,6 +52,15 @@ impl Ready {
         }
     }
 
+    /// A failure whose error speaks for itself (store checks, which upstream words alone).
+    pub fn failed_plain(error: &dyn std::fmt::Display) -> Self {
+        Self {
+            status: "False",
+            reason: REASON_SYNCED_ERROR,
+            message: error.to_string(),
+        }
+    }
+
     /// A failure: upstream's message for the step, then the error.
     pub fn failed(step: &str, error: &dyn std::fmt::Display) -> Self {
         Self {

@@ -11,11 +11,10 @@ use external_secrets_crds::v1::{
     SecretStoreRefKind, SecretStoreSpec, SecretStoreStatus,
 };
 use external_secrets_providers::StoreRef;
-use k8s_openapi::api::core::v1::Namespace;
-use kube::Api;
 use kube::runtime::reflector::{ObjectRef, Store};
 
 use super::error::Error;
+use super::read::NamespaceLabels;
 
 /// The watch caches of both store kinds.
 #[derive(Clone)]
@@ -116,7 +115,7 @@ impl Stores {
 pub async fn cluster_store_admits(
     store: &ClusterSecretStore,
     namespace: &str,
-    namespaces: &Api<Namespace>,
+    namespaces: &NamespaceLabels,
 ) -> Result<bool, Error> {
     let conditions = &store.spec.0.conditions;
     if conditions.is_empty() {
@@ -128,11 +127,11 @@ pub async fn cluster_store_admits(
             return Ok(true);
         }
         if let Some(selector) = &condition.namespace_selector {
-            if labels.is_none() {
-                let found = namespaces.get(namespace).await.map_err(Error::Kube)?;
-                labels = Some(found.metadata.labels.unwrap_or_default());
-            }
-            if selector_matches(selector, labels.as_ref().expect("just loaded")) {
+            let labels = match &labels {
+                Some(labels) => labels,
+                None => labels.insert(namespaces.of(namespace).await?),
+            };
+            if selector_matches(selector, labels) {
                 return Ok(true);
             }
         }

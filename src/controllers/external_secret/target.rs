@@ -9,6 +9,8 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::{Resource, ResourceExt};
 
+use super::hash::data_hash;
+
 /// Upstream's label marking Secrets an ExternalSecret manages.
 pub const LABEL_MANAGED: &str = "reconcile.external-secrets.io/managed";
 /// Upstream's annotation holding the hash of the data the controller wrote.
@@ -16,44 +18,6 @@ pub const ANNOTATION_DATA_HASH: &str = "reconcile.external-secrets.io/data-hash"
 
 /// The fetched (and decoded) data, key to bytes.
 pub type SecretData = BTreeMap<String, Vec<u8>>;
-
-/// 64-bit FNV-1a: a stable content hash (the same across builds, unlike `DefaultHasher`) for
-/// the data-hash annotation and the synced resource version. Not a security boundary.
-#[derive(Debug)]
-pub struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Self(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    /// Feeds bytes.
-    pub fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 ^= u64::from(*byte);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-
-    /// The hash so far.
-    pub fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// The data-hash annotation value for `data` (keys and values, length-prefixed).
-pub fn data_hash<'a>(data: impl IntoIterator<Item = (&'a String, &'a [u8])>) -> String {
-    let mut digest = Fnv::default();
-    for (key, value) in data {
-        digest.write(&(key.len() as u64).to_le_bytes());
-        digest.write(key.as_bytes());
-        digest.write(&(value.len() as u64).to_le_bytes());
-        digest.write(value);
-    }
-    format!("{:016x}", digest.finish())
-}
 
 /// The target Secret's name: `spec.target.name`, else the ExternalSecret's.
 pub fn target_name(es: &ExternalSecret) -> String {
@@ -81,8 +45,13 @@ pub enum RenderError {
 
 /// The Secret to apply: our keys, type, labels and annotations, the owner reference for
 /// `creationPolicy: Owner`. Everything else in an existing Secret belongs to other managers
-/// and is left alone by the apply.
-pub fn desired_secret(es: &ExternalSecret, data: &SecretData) -> Result<Secret, RenderError> {
+/// and is left alone by the apply; the data-hash annotation covers the data the Secret will
+/// hold after the apply (theirs and ours), as upstream's does.
+pub fn desired_secret(
+    es: &ExternalSecret,
+    data: &SecretData,
+    existing: Option<&Secret>,
+) -> Result<Secret, RenderError> {
     let template = es.spec.target.template.as_ref();
     if let Some(template) = template {
         if !template.data.is_empty() {
@@ -103,9 +72,10 @@ pub fn desired_secret(es: &ExternalSecret, data: &SecretData) -> Result<Secret, 
     labels.insert(LABEL_MANAGED.to_owned(), "true".to_owned());
     let mut annotations: BTreeMap<String, String> =
         metadata.map(|m| m.annotations.clone()).unwrap_or_default();
+    let resulting = resulting_data(es, data, existing);
     annotations.insert(
         ANNOTATION_DATA_HASH.to_owned(),
-        data_hash(data.iter().map(|(k, v)| (k, v.as_slice()))),
+        data_hash(resulting.iter().map(|(k, v)| (k, v.as_slice()))),
     );
     let owner_references = matches!(
         es.spec.target.creation_policy,
@@ -141,6 +111,38 @@ pub fn desired_secret(es: &ExternalSecret, data: &SecretData) -> Result<Secret, 
         ),
         ..Secret::default()
     })
+}
+
+/// The data `existing` will hold once we applied `data`: its keys owned by other managers,
+/// plus ours (keys we applied before and no longer send are dropped by the apply).
+fn resulting_data(es: &ExternalSecret, data: &SecretData, existing: Option<&Secret>) -> SecretData {
+    let Some(existing) = existing else {
+        return data.clone();
+    };
+    let ours = owned_data_keys(existing, &field_manager(es));
+    let mut resulting: SecretData = existing
+        .data
+        .iter()
+        .flatten()
+        .filter(|(key, _)| !ours.contains(key))
+        .map(|(key, value)| (key.clone(), value.0.clone()))
+        .collect();
+    resulting.extend(data.iter().map(|(key, value)| (key.clone(), value.clone())));
+    resulting
+}
+
+/// The `data` keys `manager` owns by server-side apply, from the Secret's managedFields.
+fn owned_data_keys(secret: &Secret, manager: &str) -> Vec<String> {
+    secret
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| entry.manager.as_deref() == Some(manager))
+        .filter_map(|entry| entry.fields_v1.as_ref()?.0.get("f:data")?.as_object())
+        .flat_map(|fields| fields.keys())
+        .filter_map(|field| field.strip_prefix("f:").map(str::to_owned))
+        .collect()
 }
 
 fn owner_reference(es: &ExternalSecret) -> Option<OwnerReference> {
@@ -216,14 +218,6 @@ pub fn is_valid(existing: Option<&Secret>, es: &ExternalSecret) -> bool {
     else {
         return false;
     };
-    // With Merge, other managers' keys are in the Secret too: only ours were hashed, and we
-    // cannot tell them apart without the provider data; the annotation's presence suffices.
-    if matches!(
-        es.spec.target.creation_policy,
-        ExternalSecretCreationPolicy::Merge
-    ) {
-        return true;
-    }
     let data = existing.data.clone().unwrap_or_default();
     *recorded == data_hash(data.iter().map(|(k, v)| (k, v.0.as_slice())))
 }
@@ -254,7 +248,7 @@ mod tests {
 
     #[test]
     fn owner_policy_renders_an_owned_managed_secret() {
-        let secret = desired_secret(&es("Owner"), &data()).unwrap();
+        let secret = desired_secret(&es("Owner"), &data(), None).unwrap();
         assert_eq!(secret.metadata.name.as_deref(), Some("db"));
         assert_eq!(secret.type_.as_deref(), Some("kubernetes.io/basic-auth"));
         let labels = secret.metadata.labels.clone().unwrap();
@@ -271,7 +265,7 @@ mod tests {
 
     #[test]
     fn an_edited_secret_is_neither_valid_nor_up_to_date() {
-        let desired = desired_secret(&es("Owner"), &data()).unwrap();
+        let desired = desired_secret(&es("Owner"), &data(), None).unwrap();
         let mut edited = desired.clone();
         edited
             .data
@@ -286,10 +280,10 @@ mod tests {
 
     #[test]
     fn merge_and_orphan_do_not_own_and_merge_keeps_the_type() {
-        let merged = desired_secret(&es("Merge"), &data()).unwrap();
+        let merged = desired_secret(&es("Merge"), &data(), None).unwrap();
         assert_eq!(merged.metadata.owner_references, None);
         assert_eq!(merged.type_, None);
-        let orphan = desired_secret(&es("Orphan"), &data()).unwrap();
+        let orphan = desired_secret(&es("Orphan"), &data(), None).unwrap();
         assert_eq!(orphan.metadata.owner_references, None);
         assert!(orphan.type_.is_some());
     }
@@ -299,17 +293,32 @@ mod tests {
         let mut es = es("Owner");
         es.spec.target.template.as_mut().unwrap().data =
             [("url".to_owned(), "{{ .password }}".to_owned())].into();
-        let error = desired_secret(&es, &data()).unwrap_err().to_string();
+        let error = desired_secret(&es, &data(), None).unwrap_err().to_string();
         assert!(error.starts_with("spec.target.template.data:"), "{error}");
     }
 
     #[test]
-    fn hash_depends_on_keys_and_values() {
-        let a = data_hash([(&"k".to_owned(), b"v".as_slice())]);
-        let b = data_hash([(&"k".to_owned(), b"w".as_slice())]);
-        let c = data_hash([(&"kv".to_owned(), b"".as_slice())]);
-        assert_ne!(a, b);
-        assert_ne!(a, c);
-        assert_eq!(a, data_hash([(&"k".to_owned(), b"v".as_slice())]));
+    fn merged_secret_hash_covers_other_managers_keys_but_not_our_dropped_ones() {
+        let es = es("Merge");
+        let existing: Secret = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "db", "managedFields": [{
+                "manager": field_manager(&es),
+                "operation": "Apply",
+                "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:data": {"f:old": {}, "f:password": {}}},
+            }]},
+            "data": {"theirs": "a2VwdA==", "old": "Z29uZQ==", "password": "b2xk"},
+        }))
+        .unwrap();
+        let desired = desired_secret(&es, &data(), Some(&existing)).unwrap();
+        let expected: SecretData = [
+            ("password".to_owned(), b"s3cret".to_vec()),
+            ("theirs".to_owned(), b"kept".to_vec()),
+        ]
+        .into();
+        assert_eq!(
+            desired.metadata.annotations.unwrap()[ANNOTATION_DATA_HASH],
+            data_hash(expected.iter().map(|(k, v)| (k, v.as_slice())))
+        );
     }
 }

@@ -1,0 +1,145 @@
+//! `external-secrets render`: the README's quickstart renders the expected Secret without a
+//! cluster, and failures are reported as the status condition words them, with a non-zero
+//! exit and no secret value in the message.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Output};
+
+use base64::Engine as _;
+use serde_json::Value;
+
+fn render(file: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_external-secrets"))
+        .args(["render", "-f"])
+        .arg(file)
+        .output()
+        .expect("running external-secrets render")
+}
+
+/// The Secrets printed on stdout, as JSON values.
+fn documents(output: &Output) -> Vec<Value> {
+    let text = String::from_utf8(output.stdout.clone()).expect("UTF-8 output");
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|document| serde::Deserialize::deserialize(document).expect("YAML document"))
+        .collect()
+}
+
+fn decoded_data(secret: &Value) -> BTreeMap<String, String> {
+    secret["data"]
+        .as_object()
+        .expect("data")
+        .iter()
+        .map(|(key, value)| {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(value.as_str().expect("base64 string"))
+                .expect("valid base64");
+            (key.clone(), String::from_utf8(bytes).expect("UTF-8 value"))
+        })
+        .collect()
+}
+
+#[test]
+fn quickstart_renders_the_secret_and_reports_the_broken_example() {
+    let quickstart =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
+    let output = render(&quickstart);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let secrets = documents(&output);
+    assert_eq!(secrets.len(), 1, "stderr: {stderr}");
+    let secret = &secrets[0];
+    assert_eq!(secret["kind"], "Secret");
+    assert_eq!(secret["metadata"]["name"], "demo-credentials");
+    assert_eq!(secret["metadata"]["namespace"], "default");
+    assert_eq!(secret["type"], "Opaque");
+    assert_eq!(
+        secret["metadata"]["labels"]["reconcile.external-secrets.io/managed"],
+        "true"
+    );
+    assert_eq!(
+        secret["metadata"]["labels"]["app.kubernetes.io/name"],
+        "demo"
+    );
+    let expected: BTreeMap<String, String> = [
+        ("token", "demo-token-v2"),
+        ("username", "app"),
+        ("password", "demo-password"),
+        ("host", "db.demo.svc"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    assert_eq!(decoded_data(secret), expected);
+
+    // The second ExternalSecret reads a key the store lacks.
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr.contains(
+            "ExternalSecret default/demo-missing: Ready=False SecretSyncedError: could not get secret data from provider: spec.data[0]"
+        ),
+        "stderr: {stderr}"
+    );
+    assert!(
+        !stderr.contains("demo-password"),
+        "no secret value in {stderr}"
+    );
+}
+
+#[test]
+fn store_rules_apply_without_a_cluster() {
+    let dir = std::env::temp_dir().join(format!("render-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("input.yaml");
+    std::fs::write(
+        &file,
+        r#"
+apiVersion: external-secrets.io/v1
+kind: ClusterSecretStore
+metadata: {name: shared}
+spec:
+  conditions: [{namespaceSelector: {matchLabels: {team: a}}}]
+  provider: {fake: {data: [{key: k, value: v}]}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-a, labels: {team: a}}
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: allowed, namespace: team-a}
+spec:
+  secretStoreRef: {name: shared, kind: ClusterSecretStore}
+  data: [{secretKey: key, remoteRef: {key: k}}]
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: denied, namespace: team-b}
+spec:
+  secretStoreRef: {name: shared, kind: ClusterSecretStore}
+  data: [{secretKey: key, remoteRef: {key: k}}]
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: elsewhere, namespace: team-b}
+spec:
+  secretStoreRef: {name: missing}
+  data: [{secretKey: key, remoteRef: {key: k}}]
+"#,
+    )
+    .unwrap();
+    let output = render(&file);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let secrets = documents(&output);
+    assert_eq!(secrets.len(), 1, "stderr: {stderr}");
+    assert_eq!(secrets[0]["metadata"]["namespace"], "team-a");
+    assert_eq!(decoded_data(&secrets[0])["key"], "v");
+    assert!(
+        stderr.contains("ExternalSecret team-b/denied: Ready=False SecretSyncedError: using cluster store \"shared\" is not allowed from namespace \"team-b\": denied by spec.condition"),
+        "stderr: {stderr}"
+    );
+    assert!(
+        stderr.contains("ExternalSecret team-b/elsewhere: Ready=False SecretSyncedError: could not get SecretStore \"missing\": not found"),
+        "stderr: {stderr}"
+    );
+    assert_eq!(output.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
