@@ -21,6 +21,25 @@ pub struct Settings {
     pub controller_class: String,
     /// The default store refresh interval (`--store-requeue-interval`).
     pub store_requeue_interval: Duration,
+    /// Watch only this namespace's namespaced objects (`--namespace`).
+    pub namespace: Option<String>,
+    /// Sync ExternalSecrets only from stores that are Ready or not validated yet
+    /// (`--enable-flood-gate`).
+    pub flood_gate: bool,
+}
+
+impl Settings {
+    /// The API of a namespaced kind, scoped to `--namespace` when given.
+    pub fn scoped_api<K>(&self, client: kube::Client) -> kube::Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        match &self.namespace {
+            Some(namespace) => kube::Api::namespaced(client, namespace),
+            None => kube::Api::all(client),
+        }
+    }
 }
 
 /// Shared state of all reconciles.

@@ -19,12 +19,8 @@ use kube::api::PostParams;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-/// How long a lease stays valid after its last renewal (controller-runtime's default).
-const LEASE_DURATION: Duration = Duration::from_secs(15);
-/// How long the holder keeps trying to renew before it gives leadership up.
-const RENEW_DEADLINE: Duration = Duration::from_secs(10);
-/// How often candidates try to acquire and the holder renews.
-const RETRY_PERIOD: Duration = Duration::from_secs(2);
+/// The validity assumed for a Lease record that states none (controller-runtime's default).
+const UNSTATED_LEASE_DURATION: Duration = Duration::from_secs(15);
 
 /// The lease to compete for.
 #[derive(Debug, Clone)]
@@ -34,6 +30,12 @@ pub struct LeaseSettings {
     /// The Lease's namespace; `None` means the client's default namespace, which in a pod is
     /// the pod's own namespace, as controller-runtime picks it.
     pub namespace: Option<String>,
+    /// How long a lease stays valid after its last renewal (controller-runtime: 15 s).
+    pub lease_duration: Duration,
+    /// How long the holder keeps trying to renew before it gives leadership up (10 s).
+    pub renew_deadline: Duration,
+    /// How often candidates try to acquire and the holder renews (2 s).
+    pub retry_period: Duration,
 }
 
 /// Leadership held by this process: renewed in the background until released or lost.
@@ -55,6 +57,9 @@ pub async fn acquire(client: kube::Client, settings: &LeaseSettings) -> anyhow::
     let mut lock = LeaseLock {
         api: Api::namespaced(client, &namespace),
         name: settings.name.clone(),
+        lease_duration: settings.lease_duration,
+        renew_deadline: settings.renew_deadline,
+        retry_period: settings.retry_period,
         identity: identity(),
         observed: None,
     };
@@ -66,7 +71,7 @@ pub async fn acquire(client: kube::Client, settings: &LeaseSettings) -> anyhow::
             Ok(false) => {}
             Err(error) => tracing::warn!(%lease, %error, "error acquiring leader lease"),
         }
-        tokio::time::sleep(jittered(RETRY_PERIOD)).await;
+        tokio::time::sleep(jittered(settings.retry_period)).await;
     }
     tracing::info!(%lease, identity = %lock.identity, "successfully acquired lease");
     let (leading_sender, leading) = watch::channel(true);
@@ -107,6 +112,9 @@ impl Leadership {
 struct LeaseLock {
     api: Api<Lease>,
     name: String,
+    lease_duration: Duration,
+    renew_deadline: Duration,
+    retry_period: Duration,
     identity: String,
     /// The lease record last seen and when it was first seen with that content: expiry is
     /// judged by this replica's own clock, so clock skew between nodes does not matter.
@@ -132,7 +140,7 @@ impl LeaseLock {
                     }
                     return;
                 }
-                () = tokio::time::sleep(RETRY_PERIOD) => {}
+                () = tokio::time::sleep(self.retry_period) => {}
             }
             match self.try_acquire_or_renew().await {
                 Ok(true) => last_renewed = Instant::now(),
@@ -143,7 +151,7 @@ impl LeaseLock {
                 }
                 Err(error) => tracing::warn!(%lease, %error, "error renewing leader lease"),
             }
-            if last_renewed.elapsed() > RENEW_DEADLINE {
+            if last_renewed.elapsed() > self.renew_deadline {
                 tracing::error!(%lease, "failed to renew leader lease within the renew deadline");
                 let _ = leading.send(false);
                 return;
@@ -161,7 +169,7 @@ impl LeaseLock {
                     name: Some(self.name.clone()),
                     ..ObjectMeta::default()
                 },
-                spec: Some(claim(&self.identity, None, now)),
+                spec: Some(claim(&self.identity, None, now, self.lease_duration)),
             };
             return match self.api.create(&PostParams::default(), &lease).await {
                 Ok(created) => {
@@ -178,7 +186,7 @@ impl LeaseLock {
             return Ok(false);
         }
         let mut updated = current;
-        updated.spec = Some(claim(&self.identity, Some(&spec), now));
+        updated.spec = Some(claim(&self.identity, Some(&spec), now, self.lease_duration));
         match self
             .api
             .replace(&self.name, &PostParams::default(), &updated)
@@ -231,12 +239,17 @@ impl LeaseLock {
 }
 
 /// The lease spec claiming it for `identity`, counting a transition when the holder changes.
-fn claim(identity: &str, previous: Option<&LeaseSpec>, now: Timestamp) -> LeaseSpec {
+fn claim(
+    identity: &str,
+    previous: Option<&LeaseSpec>,
+    now: Timestamp,
+    lease_duration: Duration,
+) -> LeaseSpec {
     let held = previous.is_some_and(|p| p.holder_identity.as_deref() == Some(identity));
     let transitions = previous.and_then(|p| p.lease_transitions).unwrap_or(0);
     LeaseSpec {
         holder_identity: Some(identity.to_owned()),
-        lease_duration_seconds: Some(LEASE_DURATION.as_secs() as i32),
+        lease_duration_seconds: Some(i32::try_from(lease_duration.as_secs()).unwrap_or(i32::MAX)),
         acquire_time: match previous {
             Some(previous) if held => previous.acquire_time.clone(),
             _ => Some(MicroTime(now)),
@@ -260,7 +273,7 @@ fn may_take(spec: &LeaseSpec, identity: &str, observed_at: Option<Instant>, now:
         Some(_) => {
             let duration = spec
                 .lease_duration_seconds
-                .map_or(LEASE_DURATION, |seconds| {
+                .map_or(UNSTATED_LEASE_DURATION, |seconds| {
                     Duration::from_secs(u64::from(seconds.max(0).unsigned_abs()))
                 });
             observed_at.is_some_and(|at| now.duration_since(at) > duration)
@@ -324,14 +337,14 @@ mod tests {
     #[test]
     fn claims_count_transitions_only_when_the_holder_changes() {
         let now = Timestamp::from_second(1_700_000_000).unwrap();
-        let first = claim("a", None, now);
+        let first = claim("a", None, now, Duration::from_secs(15));
         assert_eq!(first.lease_transitions, Some(0));
         assert_eq!(first.holder_identity.as_deref(), Some("a"));
         assert_eq!(first.lease_duration_seconds, Some(15));
-        let renewed = claim("a", Some(&first), now);
+        let renewed = claim("a", Some(&first), now, Duration::from_secs(15));
         assert_eq!(renewed.lease_transitions, Some(0));
         assert_eq!(renewed.acquire_time, first.acquire_time);
-        let taken = claim("b", Some(&renewed), now);
+        let taken = claim("b", Some(&renewed), now, Duration::from_secs(15));
         assert_eq!(taken.lease_transitions, Some(1));
         assert_eq!(taken.holder_identity.as_deref(), Some("b"));
     }

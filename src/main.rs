@@ -3,6 +3,7 @@
 mod cli;
 mod context;
 mod controllers;
+mod kube_client;
 mod leader;
 mod metrics;
 mod render;
@@ -15,7 +16,7 @@ use cli::{Cli, Command};
 use std::io::Write;
 
 fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
+    match Cli::parse().into_command() {
         Command::Crds { out_dir } => print_crds(out_dir.as_deref()),
         Command::Render { file } => {
             let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;

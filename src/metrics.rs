@@ -69,6 +69,17 @@ pub struct ProviderCallLabels {
     pub status: String,
 }
 
+/// Labels of `rest_client_requests_total` (client-go's: code, host, method).
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// The HTTP status code, or `<error>` when no response came.
+    pub code: String,
+    /// The API server's host and port.
+    pub host: String,
+    /// The HTTP method.
+    pub method: String,
+}
+
 /// Counters whose upstream names lack the `_total` suffix prometheus-client adds to counters
 /// are exported as gauges that only ever increase, so dashboards find the exact names.
 type CountingGauge<L> = Family<L, Gauge>;
@@ -88,6 +99,7 @@ pub struct Metrics {
     sync_calls: Family<StoreLabels, Counter>,
     sync_errors: CountingGauge<StoreLabels>,
     provider_calls: CountingGauge<ProviderCallLabels>,
+    api_requests: Family<RequestLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -167,8 +179,15 @@ impl Default for Metrics {
             "Number of API calls towards the secret provider",
             provider_calls.clone(),
         );
+        let api_requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "rest_client_requests",
+            "Number of HTTP requests, partitioned by status code, method, and host",
+            api_requests.clone(),
+        );
         Self {
             registry,
+            api_requests,
             external_secret_condition,
             external_secret_duration,
             sync_calls,
@@ -186,6 +205,11 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// Counts one request to the Kubernetes API (client-go's `rest_client_requests_total`).
+    pub fn count_api_request(&self, labels: RequestLabels) {
+        self.api_requests.get_or_create(&labels).inc();
+    }
+
     /// The text exposition of every metric.
     pub fn encode(&self) -> String {
         let mut text = String::new();

@@ -63,6 +63,7 @@ pub async fn render(
         clients: &clients,
         metrics: &metrics,
         namespaces: &namespaces,
+        flood_gate: true,
     };
     let mut all_synced = true;
     for es in &inputs.external_secrets {

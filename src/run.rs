@@ -28,10 +28,14 @@ pub fn init_tracing(level: &str) {
 
 /// Runs the controllers until a termination signal.
 pub async fn run(args: RunArgs) -> anyhow::Result<()> {
-    let client = kube::Client::try_default()
+    let metrics = Arc::new(Metrics::default());
+    let client = crate::kube_client::client(metrics.clone(), args.client_qps, args.client_burst)
         .await
         .context("connecting to the Kubernetes API")?;
-    let metrics = Arc::new(Metrics::default());
+    let ignored = args.compatibility.given();
+    if !ignored.is_empty() {
+        tracing::warn!(flags = ?ignored, "upstream flags without effect in this build");
+    }
     let context = Arc::new(build_context(client, metrics.clone(), &args));
 
     let (stop, stopped) = watch::channel(false);
@@ -41,12 +45,20 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
             let _ = stopped.wait_for(|stop| *stop).await;
         }
     };
-    let server = tokio::spawn(crate::server::serve(args.metrics_addr, metrics, shutdown()));
+    let server = tokio::spawn(crate::server::serve(
+        args.metrics_addr,
+        args.live_addr,
+        metrics,
+        shutdown.clone(),
+    ));
     // Probes and metrics are served while waiting for the lease, as upstream's manager does.
     let mut leadership = if args.enable_leader_election {
         let settings = LeaseSettings {
             name: args.leader_election_id.clone(),
             namespace: args.leader_election_namespace.clone(),
+            lease_duration: args.leader_election_lease_duration,
+            renew_deadline: args.leader_election_renew_deadline,
+            retry_period: args.leader_election_retry_period,
         };
         tokio::select! {
             leadership = leader::acquire(context.client.clone(), &settings) => Some(leadership?),
@@ -58,8 +70,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    let secret_stores =
-        secret_store::run::<SecretStore>(context.clone(), args.concurrent, shutdown()).boxed();
+    let secret_stores = if args.enable_secret_store_reconciler {
+        secret_store::run::<SecretStore>(context.clone(), args.concurrent, shutdown()).boxed()
+    } else {
+        futures::future::ready(()).boxed()
+    };
     let cluster_secret_stores = if args.enable_cluster_store_reconciler {
         secret_store::run::<ClusterSecretStore>(context.clone(), args.concurrent, shutdown())
             .boxed()
@@ -118,6 +133,8 @@ pub fn build_context(client: kube::Client, metrics: Arc<Metrics>, args: &RunArgs
     let settings = Settings {
         controller_class: args.controller_class.clone(),
         store_requeue_interval: args.store_requeue_interval,
+        namespace: Some(args.namespace.clone()).filter(|namespace| !namespace.is_empty()),
+        flood_gate: args.enable_flood_gate,
     };
     Context::new(client, clients, metrics, settings)
 }

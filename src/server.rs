@@ -13,11 +13,18 @@ use crate::metrics::Metrics;
 
 /// The router serving the metrics and probes.
 pub fn router(metrics: Arc<Metrics>) -> Router {
+    probes().merge(
+        Router::new()
+            .route("/metrics", get(metrics_handler))
+            .with_state(metrics),
+    )
+}
+
+/// The liveness and readiness probes alone (upstream's `--live-addr` endpoint).
+fn probes() -> Router {
     Router::new()
-        .route("/metrics", get(metrics_handler))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(|| async { "ok" }))
-        .with_state(metrics)
 }
 
 async fn metrics_handler(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
@@ -30,17 +37,33 @@ async fn metrics_handler(State(metrics): State<Arc<Metrics>>) -> impl IntoRespon
     )
 }
 
-/// Serves the router on `address` until `shutdown` completes.
-pub async fn serve(
-    address: SocketAddr,
+/// Serves metrics and probes on `metrics_address`, and the probes on `live_address` too
+/// (upstream serves them there), until `shutdown` completes.
+pub async fn serve<F>(
+    metrics_address: SocketAddr,
+    live_address: SocketAddr,
     metrics: Arc<Metrics>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(address).await?;
-    tracing::info!(%address, "serving /metrics, /healthz and /readyz");
-    axum::serve(listener, router(metrics))
-        .with_graceful_shutdown(shutdown)
+    shutdown: impl Fn() -> F,
+) -> std::io::Result<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let metrics_listener = tokio::net::TcpListener::bind(metrics_address).await?;
+    tracing::info!(address = %metrics_address, "serving /metrics, /healthz and /readyz");
+    let metrics_server = axum::serve(metrics_listener, router(metrics))
+        .with_graceful_shutdown(shutdown())
+        .into_future();
+    if live_address == metrics_address {
+        return metrics_server.await;
+    }
+    let live_listener = tokio::net::TcpListener::bind(live_address).await?;
+    tracing::info!(address = %live_address, "serving /healthz and /readyz");
+    let live_server = axum::serve(live_listener, probes())
+        .with_graceful_shutdown(shutdown())
+        .into_future();
+    futures::future::try_join(metrics_server, live_server)
         .await
+        .map(|_| ())
 }
 
 #[cfg(test)]

@@ -299,6 +299,7 @@ async fn sync_writes_owned_secret_and_repairs_drift() -> anyhow::Result<()> {
         "externalsecret_status_condition",
         "externalsecret_reconcile_duration",
         "externalsecret_provider_api_calls_count",
+        "rest_client_requests_total{",
     ] {
         assert!(metrics.contains(name), "metric {name} missing:\n{metrics}");
     }
@@ -648,4 +649,45 @@ async fn store_access_rules() -> anyhow::Result<()> {
     checks?;
     other.delete().await?;
     setup.finish().await
+}
+
+#[tokio::test]
+async fn namespace_flag_scopes_the_controller() -> anyhow::Result<()> {
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let watched = TestNamespace::create(&cluster, "es-scoped").await?;
+    let ignored = TestNamespace::create(&cluster, "es-unscoped").await?;
+    let class = unique_name("e2e-class");
+    let controller =
+        ControllerProcess::start(&cluster, &class, &["--namespace", &watched.name]).await?;
+    for namespace in [&watched.name, &ignored.name] {
+        let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), namespace);
+        stores
+            .create(
+                &PostParams::default(),
+                &secret_store("store", &class, fake_data())?,
+            )
+            .await?;
+        let external_secrets: Api<ExternalSecret> =
+            Api::namespaced(cluster.client.clone(), namespace);
+        external_secrets
+            .create(
+                &PostParams::default(),
+                &external_secret("scoped", "store", json!({}))?,
+            )
+            .await?;
+    }
+    let in_scope: Api<ExternalSecret> = Api::namespaced(cluster.client.clone(), &watched.name);
+    wait_reason(&in_scope, "scoped", "SecretSynced", &controller).await?;
+    // The other namespace's ExternalSecret and store are never touched.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let out_of_scope: Api<ExternalSecret> = Api::namespaced(cluster.client.clone(), &ignored.name);
+    assert!(out_of_scope.get("scoped").await?.status.is_none());
+    let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), &ignored.name);
+    assert!(stores.get("store").await?.status.is_none());
+    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &ignored.name);
+    assert!(is_not_found(&secrets.get("scoped").await.unwrap_err()));
+    controller.stop().await?;
+    ignored.delete().await?;
+    watched.delete().await
 }

@@ -41,6 +41,8 @@ impl ControllerProcess {
             .arg("run")
             .args(["--controller-class", class])
             .args(["--metrics-addr", &metrics_addr.to_string()])
+            // Probes are polled on the metrics address; keep the live port off shared ones.
+            .args(["--live-addr", "127.0.0.1:0"])
             .args(["--loglevel", "info"])
             .args(extra_args)
             .env("KUBECONFIG", &cluster.kubeconfig)

@@ -43,9 +43,10 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let client = context.client.clone();
+    let settings = context.settings.clone();
     let (secret_store_reader, secret_store_writer) = reflector::store();
     let secret_stores = watcher(
-        Api::<SecretStore>::all(client.clone()),
+        settings.scoped_api::<SecretStore>(client.clone()),
         watcher::Config::default(),
     )
     .default_backoff()
@@ -60,7 +61,7 @@ pub async fn run(
     .reflect(cluster_store_writer)
     .applied_objects();
     let managed_secrets = watcher(
-        Api::<PartialObjectMeta<Secret>>::all(client.clone()),
+        settings.scoped_api::<PartialObjectMeta<Secret>>(client.clone()),
         watcher::Config::default().labels(&format!("{}=true", target::LABEL_MANAGED)),
     )
     .default_backoff()
@@ -75,7 +76,7 @@ pub async fn run(
         cluster_stores_enabled,
     });
     let controller = Controller::new(
-        Api::<ExternalSecret>::all(client),
+        settings.scoped_api::<ExternalSecret>(client),
         watcher::Config::default(),
     );
     let external_secrets = controller.store();

@@ -47,6 +47,8 @@ pub struct Reader<'a> {
     pub metrics: &'a Metrics,
     /// Labels for `namespaceSelector` conditions.
     pub namespaces: &'a NamespaceLabels,
+    /// Refuse stores that are not Ready (`--enable-flood-gate`).
+    pub flood_gate: bool,
 }
 
 /// A failed read: the error, and upstream's message of the step that failed (none for store
@@ -104,7 +106,7 @@ impl Reader<'_> {
                     namespace,
                 });
             }
-            if !store.usable() {
+            if self.flood_gate && !store.usable() {
                 return Err(Error::StoreNotReady(store.describe()));
             }
             if store.status_capabilities() == Some("WriteOnly") {

@@ -120,6 +120,7 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         clients: &shared.clients,
         metrics: &shared.metrics,
         namespaces: &namespaces,
+        flood_gate: shared.settings.flood_gate,
     };
     let data = match reader.read(es).await {
         Ok(data) => data,

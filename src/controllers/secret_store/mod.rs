@@ -49,6 +49,8 @@ pub trait Store:
     fn store_ref(&self) -> StoreRef<'_>;
     /// The API to patch this object through.
     fn api(&self, client: Client) -> Api<Self>;
+    /// The API to watch through: one namespace (`--namespace`) or all.
+    fn watch_api(client: Client, namespace: Option<&str>) -> Api<DeserializeGuard<Self>>;
 }
 
 impl Store for SecretStore {
@@ -71,6 +73,12 @@ impl Store for SecretStore {
             self.metadata.namespace.as_deref().unwrap_or_default(),
         )
     }
+    fn watch_api(client: Client, namespace: Option<&str>) -> Api<DeserializeGuard<Self>> {
+        match namespace {
+            Some(namespace) => Api::namespaced(client, namespace),
+            None => Api::all(client),
+        }
+    }
 }
 
 impl Store for ClusterSecretStore {
@@ -90,6 +98,9 @@ impl Store for ClusterSecretStore {
     fn api(&self, client: Client) -> Api<Self> {
         Api::all(client)
     }
+    fn watch_api(client: Client, _: Option<&str>) -> Api<DeserializeGuard<Self>> {
+        Api::all(client)
+    }
 }
 
 /// Runs the controller of store kind `K` until `shutdown` completes.
@@ -99,7 +110,10 @@ pub async fn run<K: Store>(
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     // Through `DeserializeGuard`, one malformed store cannot stall the watch.
-    let api = Api::<DeserializeGuard<K>>::all(context.client.clone());
+    let api = K::watch_api(
+        context.client.clone(),
+        context.settings.namespace.as_deref(),
+    );
     let (reader, writer) = reflector::store();
     let on_delete = context.clone();
     let objects = watcher(api, watcher::Config::default())

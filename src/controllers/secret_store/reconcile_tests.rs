@@ -59,6 +59,8 @@ fn context(class: &str) -> (Arc<Context>, Arc<Mutex<Vec<Recorded>>>) {
     let settings = Settings {
         controller_class: class.to_owned(),
         store_requeue_interval: Duration::from_secs(300),
+        namespace: None,
+        flood_gate: true,
     };
     let context = Context::new(client, clients, Arc::new(Metrics::default()), settings);
     (Arc::new(context), requests)

@@ -1,0 +1,154 @@
+//! Command-line interface: one subcommand per job the binary can do, so the same
+//! image runs the controller, the webhook and the tooling around them.
+
+mod run_args;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+pub use run_args::RunArgs;
+
+/// Top-level arguments of the `external-secrets` binary. Without a subcommand it runs the
+/// controllers with the given flags, as upstream's root command does, so upstream's
+/// Deployment arguments work unchanged.
+#[derive(Debug, Parser)]
+#[command(
+    name = "external-secrets",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// What to run; the controllers when absent.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The controllers' flags, when no subcommand is given.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+impl Cli {
+    /// The job to run, the root command's flags meaning `run`.
+    pub fn into_command(self) -> Command {
+        self.command.unwrap_or(Command::Run(self.run))
+    }
+}
+
+/// The jobs the binary can run.
+#[derive(Debug, Subcommand)]
+// Parsed once at start; boxing the flags would only complicate the clap derive.
+#[allow(clippy::large_enum_variant)]
+pub enum Command {
+    /// Print every CustomResourceDefinition this build serves, as multi-document YAML,
+    /// so clusters and the Helm chart install exactly the schema the types define.
+    Crds {
+        /// Write one file per CRD into this directory (upstream's file names) instead of
+        /// printing to standard output.
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+    },
+    /// Run the ExternalSecret pipeline without a cluster: read SecretStores, ExternalSecrets
+    /// and the Secrets/ConfigMaps they reference from a multi-document YAML file, and print
+    /// the Secrets the controller would write (failures as the status condition words them).
+    Render {
+        /// The manifest file to read.
+        #[arg(short = 'f', long)]
+        file: PathBuf,
+    },
+    /// Run the controllers (SecretStore, ClusterSecretStore, ExternalSecret) with the metrics
+    /// and probe servers until SIGINT or SIGTERM; the same as giving the flags alone.
+    Run(RunArgs),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    fn run_args(args: &[&str]) -> super::RunArgs {
+        use clap::Parser;
+        let cli = Cli::try_parse_from(args).unwrap();
+        match cli.into_command() {
+            super::Command::Run(args) => args,
+            other => panic!("expected the controllers, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn run_accepts_upstream_flags() {
+        let args = run_args(&[
+            "external-secrets",
+            "run",
+            "--controller-class",
+            "dev",
+            "--metrics-addr",
+            ":9090",
+            "--store-requeue-interval",
+            "1m",
+            "--enable-cluster-store-reconciler",
+            "false",
+        ]);
+        assert_eq!(args.controller_class, "dev");
+        assert_eq!(args.metrics_addr.to_string(), "0.0.0.0:9090");
+        assert_eq!(args.store_requeue_interval.as_secs(), 60);
+        assert!(!args.enable_cluster_store_reconciler);
+        assert!(!args.enable_leader_election);
+        let defaults = run_args(&["external-secrets", "run"]);
+        assert_eq!(defaults.controller_class, "default");
+        assert_eq!(defaults.store_requeue_interval.as_secs(), 300);
+        assert!(defaults.enable_cluster_store_reconciler);
+        assert_eq!(defaults.leader_election_id, "external-secrets-controller");
+        assert_eq!(defaults.live_addr.to_string(), "0.0.0.0:8082");
+        assert_eq!(defaults.leader_election_lease_duration.as_secs(), 15);
+        // Go-style booleans: a bare flag means true, `=false` turns it off.
+        let bare = run_args(&[
+            "external-secrets",
+            "run",
+            "--enable-leader-election",
+            "--enable-cluster-store-reconciler=false",
+        ]);
+        assert!(bare.enable_leader_election);
+        assert!(!bare.enable_cluster_store_reconciler);
+    }
+
+    #[test]
+    fn root_command_runs_the_controllers_with_upstream_deployment_args() {
+        // The arguments upstream's Helm chart renders, plus compatibility-only flags.
+        let args = run_args(&[
+            "external-secrets",
+            "--concurrent=2",
+            "--metrics-addr=:8080",
+            "--loglevel=info",
+            "--zap-time-encoding=epoch",
+            "--enable-leader-election=true",
+            "--enable-managed-secrets-caching=true",
+            "--enable-secrets-caching",
+            "--experimental-enable-vault-token-cache=false",
+            "--namespace=team-a",
+            "--client-qps=50",
+            "--client-burst=100",
+        ]);
+        assert_eq!(args.concurrent, 2);
+        assert!(args.enable_leader_election);
+        assert_eq!(args.namespace, "team-a");
+        assert_eq!(args.client_qps, 50.0);
+        assert_eq!(
+            args.compatibility.given(),
+            [
+                "enable-secrets-caching",
+                "enable-managed-secrets-caching",
+                "experimental-enable-vault-token-cache"
+            ]
+        );
+        let zap = run_args(&["external-secrets", "--zap-log-level=debug"]);
+        assert_eq!(zap.loglevel, "debug");
+        use clap::Parser;
+        assert!(Cli::try_parse_from(["external-secrets", "--no-such-flag"]).is_err());
+        assert!(Cli::try_parse_from(["external-secrets", "--zap-time-encoding=weird"]).is_err());
+    }
+}

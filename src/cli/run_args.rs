@@ -1,0 +1,269 @@
+//! The controller's flags, named, typed and defaulted as upstream's root command defines them,
+//! so Deployments, Helm `extraArgs` and scripts written for upstream ESO start this binary
+//! unchanged. Flags that tune upstream internals we do not have are accepted and say so.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::ArgAction;
+
+/// Flags of the controller (the root command, or `run`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// The controller is instantiated with a specific controller name and filters stores
+    /// based on their `spec.controller`.
+    #[arg(long, default_value = "default")]
+    pub controller_class: String,
+    /// The address the metric endpoint binds to; `:8080` means all interfaces.
+    #[arg(long, default_value = ":8080", value_parser = parse_address)]
+    pub metrics_addr: SocketAddr,
+    /// The address the live endpoint (`/healthz`, `/readyz`) binds to.
+    #[arg(long, default_value = ":8082", value_parser = parse_address)]
+    pub live_addr: SocketAddr,
+    /// Default time duration between reconciling (Cluster)SecretStores, e.g. `5m`.
+    #[arg(long, default_value = "5m", value_parser = parse_duration)]
+    pub store_requeue_interval: Duration,
+    /// Watch ExternalSecrets and SecretStores in this namespace only (empty: all).
+    /// ClusterSecretStores still work if they reference nothing in other namespaces.
+    #[arg(long, default_value = "")]
+    pub namespace: String,
+    /// Enable the SecretStore reconciler.
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_secret_store_reconciler: bool,
+    /// Enable the ClusterSecretStore reconciler (and the use of ClusterSecretStores).
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_cluster_store_reconciler: bool,
+    /// Enable the ClusterExternalSecret reconciler (not part of this build yet).
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_cluster_external_secret_reconciler: bool,
+    /// Enable the PushSecret reconciler (not part of this build yet).
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_push_secret_reconciler: bool,
+    /// Enable the ClusterPushSecret reconciler (not part of this build yet).
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_cluster_push_secret_reconciler: bool,
+    /// Sync ExternalSecrets only while their stores are Ready (or not validated yet).
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_flood_gate: bool,
+    /// Enable leader election, so only one of several replicas reconciles.
+    #[arg(long, default_value_t = false, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_leader_election: bool,
+    /// The name of the leader election Lease; set a unique value when running several
+    /// deployments in the same namespace.
+    #[arg(long, default_value = "external-secrets-controller")]
+    pub leader_election_id: String,
+    /// The namespace of the leader election Lease (default: the pod's namespace, or the
+    /// kubeconfig context's outside a cluster).
+    #[arg(long)]
+    pub leader_election_namespace: Option<String>,
+    /// How long non-leaders wait after the last observed renewal before taking the lease.
+    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    pub leader_election_lease_duration: Duration,
+    /// How long the leader keeps trying to renew before it stops leading.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub leader_election_renew_deadline: Duration,
+    /// How often candidates try to acquire and the leader renews.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pub leader_election_retry_period: Duration,
+    /// The number of concurrent reconciles per controller.
+    #[arg(long, default_value_t = 1)]
+    pub concurrent: u16,
+    /// Requests per second to the Kubernetes API (0: unlimited). Upstream's default of 50
+    /// is its users' top throttling complaint; ours leaves fairness to the API server's
+    /// priority and fairness unless a limit is asked for.
+    #[arg(long, default_value_t = 0.0)]
+    pub client_qps: f32,
+    /// Burst of requests to the Kubernetes API above `--client-qps`.
+    #[arg(long, default_value_t = 100)]
+    pub client_burst: u32,
+    /// Log level: debug, info, warn, error (dpanic, panic and fatal log errors only), or a
+    /// tracing filter directive.
+    #[arg(long, alias = "zap-log-level", default_value = "info")]
+    pub loglevel: String,
+    /// Time encoding of log lines: epoch, millis, nano, iso8601, rfc3339 or rfc3339nano.
+    #[arg(long, default_value = "epoch", value_parser = ["epoch", "millis", "nano", "iso8601", "rfc3339", "rfc3339nano"])]
+    pub zap_time_encoding: String,
+    /// Allow `spec.target.manifest` (ConfigMaps and custom resources as targets).
+    #[arg(long, default_value_t = false, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub unsafe_allow_generic_targets: bool,
+    /// The left delimiter of templates.
+    #[arg(long, default_value = "{{")]
+    pub template_left_delimiter: String,
+    /// The right delimiter of templates.
+    #[arg(long, default_value = "}}")]
+    pub template_right_delimiter: String,
+    /// Flags of upstream's caches, metrics server and providers that have no counterpart
+    /// here. They are accepted so upstream manifests start unchanged, and have no effect:
+    /// managed Secrets are always watched metadata-only and nothing caches other Secrets.
+    #[command(flatten)]
+    pub compatibility: CompatibilityArgs,
+}
+
+/// Upstream flags accepted for compatibility only (see [`RunArgs::compatibility`]).
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompatibilityArgs {
+    /// No effect: this build never caches all Secrets.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_secrets_caching: Option<bool>,
+    /// No effect: this build never caches ConfigMaps.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_configmaps_caching: Option<bool>,
+    /// No effect: managed Secrets are always watched metadata-only.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_managed_secrets_caching: Option<bool>,
+    /// No effect: Secrets are always read from the API.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_secret_api_read_on_cache_mismatch: Option<bool>,
+    /// No effect: generators are not part of this build yet.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_generator_state: Option<bool>,
+    /// No effect yet.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_extended_metric_labels: Option<bool>,
+    /// No effect: the metrics server speaks HTTP/1.1.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_http2: Option<bool>,
+    /// Not supported yet: metrics are served without authentication.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub metrics_auth: Option<bool>,
+    /// Not supported yet: metrics are served over plain HTTP.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub metrics_secure: Option<bool>,
+    /// Used with `--metrics-secure` only.
+    #[arg(long, hide = true)]
+    pub metrics_cert_dir: Option<String>,
+    /// Used with `--metrics-secure` only.
+    #[arg(long, hide = true)]
+    pub metrics_cert_name: Option<String>,
+    /// Used with `--metrics-secure` only.
+    #[arg(long, hide = true)]
+    pub metrics_key_name: Option<String>,
+    /// No effect: generators are not part of this build yet.
+    #[arg(long, hide = true)]
+    pub generator_gc_grace_period: Option<String>,
+    /// No effect: the Vault provider is not part of this build yet.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_vault_token_cache: Option<bool>,
+    /// No effect: the Vault provider is not part of this build yet.
+    #[arg(long, hide = true)]
+    pub vault_token_cache_size: Option<u64>,
+    /// No effect: the Vault provider is not part of this build yet.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub experimental_enable_vault_token_cache: Option<bool>,
+    /// No effect: the Vault provider is not part of this build yet.
+    #[arg(long, hide = true)]
+    pub experimental_vault_token_cache_size: Option<u64>,
+    /// No effect: the Doppler provider is not part of this build.
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub experimental_enable_doppler_oidc_cache: Option<bool>,
+    /// No effect: the Doppler provider is not part of this build.
+    #[arg(long, hide = true)]
+    pub experimental_doppler_oidc_cache_size: Option<u64>,
+    /// No effect: the Doppler provider is not part of this build.
+    #[arg(long, hide = true)]
+    pub doppler_etag_cache_size: Option<u64>,
+    /// No effect: the Nebius provider is not part of this build.
+    #[arg(long, hide = true)]
+    pub mysterybox_tokens_cache_size: Option<u64>,
+    /// No effect: the Nebius provider is not part of this build.
+    #[arg(long, hide = true)]
+    pub mysterybox_connections_cache_size: Option<u64>,
+}
+
+impl CompatibilityArgs {
+    /// The names of the compatibility flags that were given, to log that they do nothing.
+    pub fn given(&self) -> Vec<&'static str> {
+        let flags = [
+            (
+                "enable-secrets-caching",
+                self.enable_secrets_caching.is_some(),
+            ),
+            (
+                "enable-configmaps-caching",
+                self.enable_configmaps_caching.is_some(),
+            ),
+            (
+                "enable-managed-secrets-caching",
+                self.enable_managed_secrets_caching.is_some(),
+            ),
+            (
+                "enable-secret-api-read-on-cache-mismatch",
+                self.enable_secret_api_read_on_cache_mismatch.is_some(),
+            ),
+            (
+                "enable-generator-state",
+                self.enable_generator_state.is_some(),
+            ),
+            (
+                "enable-extended-metric-labels",
+                self.enable_extended_metric_labels.is_some(),
+            ),
+            ("enable-http2", self.enable_http2.is_some()),
+            ("metrics-auth", self.metrics_auth.is_some()),
+            ("metrics-secure", self.metrics_secure.is_some()),
+            ("metrics-cert-dir", self.metrics_cert_dir.is_some()),
+            ("metrics-cert-name", self.metrics_cert_name.is_some()),
+            ("metrics-key-name", self.metrics_key_name.is_some()),
+            (
+                "generator-gc-grace-period",
+                self.generator_gc_grace_period.is_some(),
+            ),
+            (
+                "enable-vault-token-cache",
+                self.enable_vault_token_cache.is_some(),
+            ),
+            (
+                "vault-token-cache-size",
+                self.vault_token_cache_size.is_some(),
+            ),
+            (
+                "experimental-enable-vault-token-cache",
+                self.experimental_enable_vault_token_cache.is_some(),
+            ),
+            (
+                "experimental-vault-token-cache-size",
+                self.experimental_vault_token_cache_size.is_some(),
+            ),
+            (
+                "experimental-enable-doppler-oidc-cache",
+                self.experimental_enable_doppler_oidc_cache.is_some(),
+            ),
+            (
+                "experimental-doppler-oidc-cache-size",
+                self.experimental_doppler_oidc_cache_size.is_some(),
+            ),
+            (
+                "doppler-etag-cache-size",
+                self.doppler_etag_cache_size.is_some(),
+            ),
+            (
+                "mysterybox-tokens-cache-size",
+                self.mysterybox_tokens_cache_size.is_some(),
+            ),
+            (
+                "mysterybox-connections-cache-size",
+                self.mysterybox_connections_cache_size.is_some(),
+            ),
+        ];
+        flags
+            .into_iter()
+            .filter(|(_, given)| *given)
+            .map(|(name, _)| name)
+            .collect()
+    }
+}
+
+/// Accepts Go-style `:8080` as well as `host:port`.
+fn parse_address(text: &str) -> Result<SocketAddr, String> {
+    let full = match text.strip_prefix(':') {
+        Some(port) => format!("0.0.0.0:{port}"),
+        None => text.to_owned(),
+    };
+    full.parse()
+        .map_err(|error| format!("invalid address {text:?}: {error}"))
+}
+
+/// Accepts a Go duration such as `5m` or `1h30m`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    external_secrets_providers::duration::parse_go_duration(text)
+}
