@@ -73,7 +73,7 @@ pub async fn render(
             es.name_any()
         );
         match reader.read(es).await {
-            Ok(data) => match outcome(es, &data) {
+            Ok(fetched) => match outcome(es, &fetched.data) {
                 Ok(Some(secret)) => {
                     writeln!(out, "---")?;
                     serde_yaml::to_writer(&mut *out, &secret)?;

@@ -74,7 +74,7 @@ fn quickstart_renders_the_secret_and_reports_the_broken_example() {
     assert_eq!(output.status.code(), Some(1));
     assert!(
         stderr.contains(
-            "ExternalSecret default/demo-missing: Ready=False SecretSyncedError: could not get secret data from provider: spec.data[0]"
+            "ExternalSecret default/demo-missing: Ready=False SecretSyncedError: could not get secret data from provider: error processing spec.data[0] (key: /demo/does-not-exist), err: "
         ),
         "stderr: {stderr}"
     );
@@ -142,4 +142,93 @@ spec:
     );
     assert_eq!(output.status.code(), Some(1));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Writes `manifest` to a fresh file and renders it.
+fn render_text(name: &str, manifest: &str) -> Output {
+    let dir = std::env::temp_dir().join(format!("render-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("input.yaml");
+    std::fs::write(&file, manifest).unwrap();
+    let output = render(&file);
+    std::fs::remove_dir_all(&dir).unwrap();
+    output
+}
+
+#[test]
+fn data_overrides_data_from_and_missing_keys_follow_the_deletion_policy() {
+    let output = render_text(
+        "order",
+        r#"
+apiVersion: external-secrets.io/v1
+kind: SecretStore
+metadata: {name: store}
+spec:
+  provider:
+    fake:
+      data:
+        - {key: bundle, value: '{"token":"from-bundle","user/name":"app"}'}
+        - {key: token, value: from-data}
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: ordered}
+spec:
+  secretStoreRef: {name: store}
+  target: {deletionPolicy: Delete}
+  data:
+    - {secretKey: token, remoteRef: {key: token}}
+    - {secretKey: gone, remoteRef: {key: not-there}}
+  dataFrom:
+    - extract: {key: bundle}
+"#,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    let secrets = documents(&output);
+    let data = decoded_data(&secrets[0]);
+    // spec.data wins over spec.dataFrom; the extracted key is converted (`/` -> `_`); the
+    // missing key is skipped under deletionPolicy Delete.
+    let expected: BTreeMap<String, String> = [("token", "from-data"), ("user_name", "app")]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert_eq!(data, expected);
+}
+
+#[test]
+fn null_byte_policy_fail_refuses_binary_values() {
+    let output = render_text(
+        "nul",
+        r#"
+apiVersion: external-secrets.io/v1
+kind: SecretStore
+metadata: {name: store}
+spec:
+  provider: {fake: {data: [{key: blob, value: "A\0B"}]}}
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: strict}
+spec:
+  secretStoreRef: {name: store}
+  data: [{secretKey: blob, remoteRef: {key: blob, nullBytePolicy: Fail}}]
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: lenient}
+spec:
+  secretStoreRef: {name: store}
+  data: [{secretKey: blob, remoteRef: {key: blob}}]
+"#,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("ExternalSecret default/strict: Ready=False SecretSyncedError: could not get secret data from provider: error processing spec.data[0] (key: blob), err: fetched secret value for key \"blob\" contains null bytes"),
+        "stderr: {stderr}"
+    );
+    let secrets = documents(&output);
+    assert_eq!(secrets.len(), 1);
+    assert_eq!(secrets[0]["metadata"]["name"], "lenient");
+    assert_eq!(decoded_data(&secrets[0])["blob"], "A\u{0}B");
 }

@@ -435,7 +435,9 @@ async fn missing_remote_key_retains_or_deletes() -> anyhow::Result<()> {
     .await?;
     assert_eq!(ready[0], "False");
     assert!(
-        ready[2].starts_with("could not get secret data from provider: spec.data[0]"),
+        ready[2].starts_with(
+            "could not get secret data from provider: error processing spec.data[0] (key: /db/user), err: "
+        ),
         "message: {}",
         ready[2]
     );

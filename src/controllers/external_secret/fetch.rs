@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use external_secrets_crds::v1::{
-    ExternalSecret, ExternalSecretDeletionPolicy, ExternalSecretRewrite, SecretStoreRef,
+    ExternalSecret, ExternalSecretDeletionPolicy, ExternalSecretNullBytePolicy,
+    ExternalSecretRewrite, SecretStoreRef,
 };
 use external_secrets_providers::request::{DecodingStrategy, Find, RemoteRef, convert_keys};
 use external_secrets_providers::{Backend, ClientManager, ProviderError, SecretMap, SharedClient};
@@ -37,25 +38,117 @@ struct ReadKey {
     version: Option<String>,
 }
 
+/// What a fetch produced: the data, and the entries skipped because their remote secret does
+/// not exist (upstream's `MissingProviderSecret` events).
+#[derive(Debug, Default)]
+pub struct Fetched {
+    /// Secret key to value.
+    pub data: SecretData,
+    /// One upstream event message per skipped entry.
+    pub missing: Vec<String>,
+}
+
 impl Fetcher<'_> {
-    /// Reads all data. A provider's NotFound for a `spec.data` entry drops that key when the
-    /// deletion policy is Delete or Merge, and fails the sync under Retain, as upstream does.
-    pub async fn fetch(&self) -> Result<SecretData, Error> {
-        let mut data = SecretData::new();
+    /// Reads all data in upstream's order: `spec.dataFrom` entries merged in order, then
+    /// `spec.data` entries over them. A remote secret that does not exist skips its entry
+    /// unless the deletion policy is Retain, which fails the sync instead, as upstream does.
+    pub async fn fetch(&self) -> Result<Fetched, Error> {
+        let mut fetched = Fetched::default();
         let mut reads: HashMap<ReadKey, Vec<u8>> = HashMap::new();
         let namespace = self.es.metadata.namespace.as_deref().unwrap_or_default();
         let retain = matches!(
             self.es.spec.target.deletion_policy,
             ExternalSecretDeletionPolicy::Retain
         );
+        for (index, entry) in self.es.spec.data_from.iter().enumerate() {
+            let what = match (&entry.extract, &entry.find) {
+                (Some(_), None) => format!("error processing spec.dataFrom[{index}].extract, err"),
+                (None, Some(_)) => format!("error processing spec.dataFrom[{index}].find, err"),
+                _ if entry
+                    .source_ref
+                    .as_ref()
+                    .is_some_and(|s| s.generator_ref.is_some()) =>
+                {
+                    return Err(unsupported_generator(&format!("spec.dataFrom[{index}]")));
+                }
+                _ => {
+                    return Err(Error::InvalidSpec(format!(
+                        "spec.dataFrom[{index}]: exactly one of extract, find or sourceRef.generatorRef must be set"
+                    )));
+                }
+            };
+            let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
+            let store = (self.resolve)(store_ref)?;
+            let client = self.client(&store, namespace, &what).await?;
+            let (found, strategy, decoding, null_bytes) = match (&entry.extract, &entry.find) {
+                (Some(extract), _) => {
+                    let remote_ref = RemoteRef::from(extract);
+                    let result = client.get_secret_map(&remote_ref).await;
+                    self.count(&store, "GetSecretMap", &result);
+                    (
+                        result,
+                        remote_ref.conversion_strategy,
+                        remote_ref.decoding_strategy,
+                        extract.null_byte_policy,
+                    )
+                }
+                (_, Some(find_spec)) => {
+                    let find = Find::from(find_spec);
+                    let result = client.get_all_secrets(&find).await;
+                    self.count(&store, "GetAllSecrets", &result);
+                    (
+                        result,
+                        find.conversion_strategy,
+                        find.decoding_strategy,
+                        find_spec.null_byte_policy,
+                    )
+                }
+                (None, None) => unreachable!("checked above"),
+            };
+            let found = match found {
+                Ok(found) => found,
+                Err(source) if source.is_not_found() && !retain => {
+                    fetched.missing.push(format!(
+                        "secret does not exist at provider using spec.dataFrom[{index}]"
+                    ));
+                    continue;
+                }
+                Err(source) => return Err(Error::Provider { what, source }),
+            };
+            let invalid = |message: String| Error::InvalidSpec(format!("{what}: {message}"));
+            let keyed = if entry.rewrite.is_empty() {
+                convert_keys(strategy, found).map_err(|error| {
+                    invalid(format!(
+                        "error applying conversion strategy {strategy:?} to keys: {error}"
+                    ))
+                })?
+            } else {
+                rewrite(&entry.rewrite, found, &format!("spec.dataFrom[{index}]"))?
+            };
+            for key in keyed.keys() {
+                check_key(key).map_err(invalid)?;
+            }
+            for (key, value) in keyed {
+                let value = decode(decoding, value.into_bytes()).map_err(|error| {
+                    invalid(format!(
+                        "error applying decoding strategy {decoding:?} to data: {error}"
+                    ))
+                })?;
+                check_null_bytes(null_bytes, &key, &value).map_err(invalid)?;
+                fetched.data.insert(key, value);
+            }
+        }
         for (index, entry) in self.es.spec.data.iter().enumerate() {
-            let what = format!("spec.data[{index}]");
+            let what = format!(
+                "error processing spec.data[{index}] (key: {}), err",
+                entry.remote_ref.key
+            );
             if entry
                 .source_ref
                 .as_ref()
                 .is_some_and(|s| s.generator_ref.is_some())
             {
-                return Err(unsupported_generator(&what));
+                return Err(unsupported_generator(&format!("spec.data[{index}]")));
             }
             let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
             let store = (self.resolve)(store_ref)?;
@@ -78,70 +171,29 @@ impl Fetcher<'_> {
                             reads.insert(read, value.clone());
                             value
                         }
-                        Err(source) if source.is_not_found() && !retain => continue,
+                        Err(source) if source.is_not_found() && !retain => {
+                            fetched.missing.push(format!(
+                                "secret does not exist at provider using spec.dataFrom[{index}] (key={})",
+                                entry.remote_ref.key
+                            ));
+                            continue;
+                        }
                         Err(source) => return Err(Error::Provider { what, source }),
                     }
                 }
             };
-            let value = decode(remote_ref.decoding_strategy, value).map_err(|error| {
-                Error::InvalidSpec(format!("{what}.remoteRef.decodingStrategy: {error}"))
+            let invalid = |message: String| Error::InvalidSpec(format!("{what}: {message}"));
+            let decoding = remote_ref.decoding_strategy;
+            let value = decode(decoding, value).map_err(|error| {
+                invalid(format!(
+                    "error applying decoding strategy {decoding:?} to data: {error}"
+                ))
             })?;
-            data.insert(entry.secret_key.clone(), value);
+            check_null_bytes(entry.remote_ref.null_byte_policy, &entry.secret_key, &value)
+                .map_err(invalid)?;
+            fetched.data.insert(entry.secret_key.clone(), value);
         }
-        for (index, entry) in self.es.spec.data_from.iter().enumerate() {
-            let what = format!("spec.dataFrom[{index}]");
-            if entry
-                .source_ref
-                .as_ref()
-                .is_some_and(|s| s.generator_ref.is_some())
-            {
-                return Err(unsupported_generator(&what));
-            }
-            let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
-            let store = (self.resolve)(store_ref)?;
-            let client = self.client(&store, namespace, &what).await?;
-            let (found, strategy, decoding) = match (&entry.extract, &entry.find) {
-                (Some(extract), None) => {
-                    let remote_ref = RemoteRef::from(extract);
-                    let result = client.get_secret_map(&remote_ref).await;
-                    self.count(&store, "GetSecretMap", &result);
-                    (
-                        result,
-                        remote_ref.conversion_strategy,
-                        remote_ref.decoding_strategy,
-                    )
-                }
-                (None, Some(find)) => {
-                    let find = Find::from(find);
-                    let result = client.get_all_secrets(&find).await;
-                    self.count(&store, "GetAllSecrets", &result);
-                    (result, find.conversion_strategy, find.decoding_strategy)
-                }
-                _ => {
-                    return Err(Error::InvalidSpec(format!(
-                        "{what}: exactly one of extract, find or sourceRef.generatorRef must be set"
-                    )));
-                }
-            };
-            let found = match found {
-                Ok(found) => found,
-                Err(source) if source.is_not_found() && !retain => continue,
-                Err(source) => return Err(Error::Provider { what, source }),
-            };
-            let converted = convert_keys(strategy, found).map_err(|source| Error::Provider {
-                what: what.clone(),
-                source,
-            })?;
-            let rewritten = rewrite(&entry.rewrite, converted, &what)?;
-            for (key, value) in rewritten {
-                check_key(&key, &what)?;
-                let value = decode(decoding, value.into_bytes()).map_err(|error| {
-                    Error::InvalidSpec(format!("{what}: decodingStrategy: {error}"))
-                })?;
-                data.insert(key, value);
-            }
-        }
-        Ok(data)
+        Ok(fetched)
     }
 
     async fn client(
@@ -174,7 +226,7 @@ fn unsupported_generator(what: &str) -> Error {
 }
 
 /// Upstream's rule for keys from `dataFrom`: only alphanumerics, `-`, `_` and `.`.
-fn check_key(key: &str, what: &str) -> Result<(), Error> {
+fn check_key(key: &str) -> Result<(), String> {
     let valid = !key.is_empty()
         && key
             .chars()
@@ -182,10 +234,24 @@ fn check_key(key: &str, what: &str) -> Result<(), Error> {
     if valid {
         Ok(())
     } else {
-        Err(Error::InvalidSpec(format!(
-            "{what}: invalid secret keys (TIP: use rewrite or conversionStrategy to change keys): key {key:?}"
-        )))
+        Err(format!(
+            "invalid secret keys (TIP: use rewrite or conversionStrategy to change keys): key {key:?}"
+        ))
     }
+}
+
+/// `nullBytePolicy: Fail` refuses values containing NUL bytes (binary data is otherwise fine).
+fn check_null_bytes(
+    policy: Option<ExternalSecretNullBytePolicy>,
+    key: &str,
+    value: &[u8],
+) -> Result<(), String> {
+    if policy == Some(ExternalSecretNullBytePolicy::Fail) && value.contains(&0) {
+        return Err(format!(
+            "fetched secret value for key {key:?} contains null bytes; use a text-safe format such as PEM/base64 or leave nullBytePolicy unset for intentional binary data"
+        ));
+    }
+    Ok(())
 }
 
 /// `rewrite[].regexp` (replace-all on every key, in order); the other rewrite kinds are not
@@ -303,10 +369,19 @@ mod tests {
 
     #[test]
     fn data_from_keys_must_be_valid_secret_keys() {
-        assert!(check_key("db.user-1_x", "spec.dataFrom[0]").is_ok());
-        let error = check_key("a/b", "spec.dataFrom[0]")
-            .unwrap_err()
-            .to_string();
+        assert!(check_key("db.user-1_x").is_ok());
+        let error = check_key("a/b").unwrap_err();
         assert!(error.contains("invalid secret keys"), "{error}");
+    }
+
+    #[test]
+    fn null_bytes_fail_only_under_the_fail_policy() {
+        let binary = b"A\x00B";
+        assert!(check_null_bytes(None, "k", binary).is_ok());
+        assert!(check_null_bytes(Some(ExternalSecretNullBytePolicy::Ignore), "k", binary).is_ok());
+        assert!(check_null_bytes(Some(ExternalSecretNullBytePolicy::Fail), "k", b"AB").is_ok());
+        let error =
+            check_null_bytes(Some(ExternalSecretNullBytePolicy::Fail), "k", binary).unwrap_err();
+        assert!(error.starts_with("fetched secret value for key \"k\" contains null bytes"));
     }
 }

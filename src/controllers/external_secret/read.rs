@@ -10,10 +10,9 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::{Api, ResourceExt};
 
 use super::error::Error;
-use super::fetch::Fetcher;
+use super::fetch::{Fetched, Fetcher};
 use super::status;
 use super::stores::{FoundStore, Stores, cluster_store_admits, kind_and_name};
-use super::target::SecretData;
 use crate::metrics::Metrics;
 
 /// Where namespace labels come from, for ClusterSecretStore `namespaceSelector` conditions.
@@ -57,7 +56,7 @@ pub type ReadFailure = (Error, Option<&'static str>);
 
 impl Reader<'_> {
     /// Checks the stores `es` uses and reads its data.
-    pub async fn read(&self, es: &ExternalSecret) -> Result<SecretData, ReadFailure> {
+    pub async fn read(&self, es: &ExternalSecret) -> Result<Fetched, ReadFailure> {
         let references = store_references(es);
         let stores = self
             .check_stores(es, &references)

@@ -123,7 +123,19 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         flood_gate: shared.settings.flood_gate,
     };
     let data = match reader.read(es).await {
-        Ok(data) => data,
+        Ok(fetched) => {
+            for note in &fetched.missing {
+                publish(
+                    es,
+                    context,
+                    EventType::Normal,
+                    "MissingProviderSecret",
+                    note,
+                )
+                .await;
+            }
+            fetched.data
+        }
         Err((error, step)) => return fail(es, context, error, step).await,
     };
     let synced = |binding: Option<String>| Synced {
