@@ -15,6 +15,7 @@ pub mod reconcile;
 pub mod refresh;
 pub mod status;
 pub mod stores;
+pub mod sync_window;
 pub mod target;
 
 use std::sync::Arc;

@@ -52,7 +52,9 @@ pub fn should_refresh(es: &ExternalSecret, interval: Duration, now: Timestamp) -
             if synced != synced_resource_version(es) {
                 return true;
             }
-            !interval.is_zero() && elapsed(refreshed, now) >= interval
+            !interval.is_zero()
+                && elapsed(refreshed, now) >= interval
+                && super::sync_window::allows_refresh(es.spec.sync_windows.as_ref(), now)
         }
     }
 }
@@ -74,8 +76,14 @@ pub fn next_refresh(
         return None;
     }
     let remaining = interval.saturating_sub(elapsed(refreshed, now));
+    let windows = es.spec.sync_windows.as_ref();
+    let wait = if remaining.is_zero() && !super::sync_window::allows_refresh(windows, now) {
+        super::sync_window::next_allowed(windows, now)
+    } else {
+        remaining.max(Duration::from_secs(1))
+    };
     let jitter = interval.mul_f64(0.05 * random_fraction.clamp(0.0, 1.0));
-    Some(remaining.max(Duration::from_secs(1)) + jitter)
+    Some(wait + jitter)
 }
 
 fn elapsed(since: Timestamp, now: Timestamp) -> Duration {
@@ -167,5 +175,27 @@ mod tests {
             hour,
             "spec.refreshInterval parses as a Go duration"
         );
+    }
+
+    #[test]
+    fn a_deny_window_postpones_a_due_refresh_until_it_closes() {
+        let t0 = Timestamp::from_second(1_795_392_000).unwrap(); // Monday 00:00 UTC
+        let hour = Duration::from_secs(3600);
+        let mut es = es(None);
+        synced_at(&mut es, t0);
+        es.spec.sync_windows = serde_json::from_value(serde_json::json!(
+            {"kind": "deny", "windows": [{"schedule": "0 1 * * *", "duration": "2h"}]}
+        ))
+        .unwrap();
+        let due_in_window = Timestamp::from_second(1_795_392_000 + 2 * 3600).unwrap();
+        assert!(!should_refresh(&es, hour, due_in_window));
+        // The window closes at 03:00; the next allowed minute is 03:01.
+        assert_eq!(
+            next_refresh(&es, hour, t0, due_in_window, 0.0),
+            Some(Duration::from_secs(3600 + 60))
+        );
+        // A spec change still syncs inside the window.
+        es.metadata.generation = Some(4);
+        assert!(should_refresh(&es, hour, due_in_window));
     }
 }

@@ -193,9 +193,10 @@ pub fn is_up_to_date(existing: &Secret, desired: &Secret) -> bool {
 /// Upstream's `isSecretValid`: the target exists, carries the managed label, and its data
 /// still hashes to the annotation we wrote (nobody edited it since).
 pub fn is_valid(existing: Option<&Secret>, es: &ExternalSecret) -> bool {
+    // Orphaned targets are not repaired, as upstream; None never writes one.
     if matches!(
         es.spec.target.creation_policy,
-        ExternalSecretCreationPolicy::None
+        ExternalSecretCreationPolicy::None | ExternalSecretCreationPolicy::Orphan
     ) {
         return true;
     }
@@ -276,6 +277,10 @@ mod tests {
         assert!(!is_up_to_date(&edited, &desired));
         assert!(!is_valid(None, &es("Owner")));
         assert!(is_valid(None, &es("None")));
+        assert!(
+            is_valid(Some(&edited), &es("Orphan")),
+            "Orphan targets are not repaired"
+        );
     }
 
     #[test]
