@@ -26,6 +26,9 @@ pub struct Settings {
     /// Sync ExternalSecrets only from stores that are Ready or not validated yet
     /// (`--enable-flood-gate`).
     pub flood_gate: bool,
+    /// Identical provider reads starting within this window share one call
+    /// (`--provider-read-dedup-window`).
+    pub provider_read_dedup_window: Duration,
 }
 
 impl Settings {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use external_secrets_crds::v1::{
@@ -22,6 +23,7 @@ use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::controllers::external_secret::fetch::SharedReads;
 use crate::controllers::external_secret::read::{NamespaceLabels, Reader};
 use crate::controllers::external_secret::status::{self, Ready};
 use crate::controllers::external_secret::stores::Stores;
@@ -58,12 +60,15 @@ pub async fn render(
     let clients = ClientManager::new(Arc::new(inputs.credentials), ManagerSettings::default());
     let metrics = Metrics::default();
     let namespaces = NamespaceLabels::Known(inputs.namespaces);
+    // One pass over the file: identical reads are made once.
+    let shared = SharedReads::new(Duration::from_secs(3600));
     let reader = Reader {
         stores: &stores,
         clients: &clients,
         metrics: &metrics,
         namespaces: &namespaces,
         flood_gate: true,
+        shared: &shared,
     };
     let mut all_synced = true;
     for es in &inputs.external_secrets {

@@ -135,6 +135,7 @@ pub fn build_context(client: kube::Client, metrics: Arc<Metrics>, args: &RunArgs
         store_requeue_interval: args.store_requeue_interval,
         namespace: Some(args.namespace.clone()).filter(|namespace| !namespace.is_empty()),
         flood_gate: args.enable_flood_gate,
+        provider_read_dedup_window: args.provider_read_dedup_window,
     };
     Context::new(client, clients, metrics, settings)
 }

@@ -693,3 +693,40 @@ async fn namespace_flag_scopes_the_controller() -> anyhow::Result<()> {
     ignored.delete().await?;
     watched.delete().await
 }
+
+#[tokio::test]
+async fn identical_reads_are_shared_across_external_secrets() -> anyhow::Result<()> {
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "es-dedup").await?;
+    let class = unique_name("e2e-class");
+    // A long window makes sharing independent of how fast the controller gets to each one.
+    let controller =
+        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "1h"]).await?;
+    let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    stores
+        .create(
+            &PostParams::default(),
+            &secret_store("store", &class, fake_data())?,
+        )
+        .await?;
+    let external_secrets: Api<ExternalSecret> =
+        Api::namespaced(cluster.client.clone(), &namespace.name);
+    let names: Vec<String> = (0..5).map(|index| format!("reader-{index}")).collect();
+    for name in &names {
+        external_secrets
+            .create(
+                &PostParams::default(),
+                &external_secret(name, "store", json!({}))?,
+            )
+            .await?;
+    }
+    for name in &names {
+        wait_reason(&external_secrets, name, "SecretSynced", &controller).await?;
+    }
+    // Five ExternalSecrets reading the same two keys: two provider reads.
+    let metrics = controller.metrics().await?;
+    assert_eq!(provider_calls(&metrics), 2.0, "{metrics}");
+    controller.stop().await?;
+    namespace.delete().await
+}

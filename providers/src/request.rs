@@ -10,7 +10,7 @@ use crate::error::{ProviderError, Result};
 use crate::value::{SecretMap, SecretValue};
 
 /// Whether provider-side metadata (tags, labels) is fetched along with a value.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum MetadataPolicy {
     /// Only the value (upstream's default).
     #[default]
@@ -20,7 +20,7 @@ pub enum MetadataPolicy {
 }
 
 /// How key names returned by find (or a map) are made valid Secret keys.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum ConversionStrategy {
     /// Characters outside `[-._a-zA-Z0-9]` (letters and digits of any script) become `_`.
     #[default]
@@ -31,7 +31,7 @@ pub enum ConversionStrategy {
 
 /// How a fetched value is decoded before it is written; applied by the controller, carried here
 /// so providers that must know (none yet) can.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum DecodingStrategy {
     /// Kept as fetched.
     #[default]
@@ -45,7 +45,7 @@ pub enum DecodingStrategy {
 }
 
 /// Where one secret lives in the provider: upstream's `ExternalSecretDataRemoteRef`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct RemoteRef {
     /// The provider's name for the secret.
     pub key: String,

@@ -65,6 +65,11 @@ pub struct RunArgs {
     /// How often candidates try to acquire and the leader renews.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub leader_election_retry_period: Duration,
+    /// Identical provider reads (same store, key, version, property) that start within this
+    /// window share one provider call, across ExternalSecrets; values are kept no longer
+    /// than the window. `0s` turns sharing off. Not an upstream flag.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pub provider_read_dedup_window: Duration,
     /// The number of concurrent reconciles per controller.
     #[arg(long, default_value_t = 1)]
     pub concurrent: u16,

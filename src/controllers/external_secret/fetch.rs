@@ -2,7 +2,7 @@
 //! `spec.dataFrom` extract/find, each distinct remote read done once per sync, decoded,
 //! converted and rewritten as upstream does.
 
-use std::collections::HashMap;
+use std::time::Duration;
 
 use base64::Engine as _;
 use external_secrets_crds::v1::{
@@ -10,8 +10,11 @@ use external_secrets_crds::v1::{
     ExternalSecretRewrite, SecretStoreRef,
 };
 use external_secrets_providers::request::{DecodingStrategy, Find, RemoteRef, convert_keys};
-use external_secrets_providers::{Backend, ClientManager, ProviderError, SecretMap, SharedClient};
+use external_secrets_providers::{
+    Backend, ClientManager, ProviderError, SecretMap, SecretValue, SharedClient, StoreId,
+};
 
+use super::dedup::Coalescer;
 use super::error::Error;
 use super::stores::FoundStore;
 use super::target::SecretData;
@@ -23,19 +26,38 @@ pub struct Fetcher<'a> {
     pub clients: &'a ClientManager,
     /// Provider call counters.
     pub metrics: &'a Metrics,
+    /// Reads shared with other ExternalSecrets' syncs.
+    pub shared: &'a SharedReads,
     /// The ExternalSecret being synced.
     pub es: &'a ExternalSecret,
     /// Resolves (and checks) the store of an entry's `sourceRef.storeRef`, or the default.
     pub resolve: &'a (dyn Fn(Option<&SecretStoreRef>) -> Result<FoundStore, Error> + Sync),
 }
 
-/// One remote read, as the cache of a sync keys it.
+/// One remote read: the store as configured now, who asks (a ClusterSecretStore may
+/// authenticate per namespace), and what is read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct ReadKey {
-    store: String,
-    key: String,
-    property: Option<String>,
-    version: Option<String>,
+pub struct ReadKey {
+    store: StoreId,
+    store_version: String,
+    caller_namespace: Option<String>,
+    remote_ref: RemoteRef,
+}
+
+/// Provider reads shared across the syncs of all ExternalSecrets (see [`Coalescer`]).
+pub struct SharedReads {
+    secrets: Coalescer<ReadKey, Result<SecretValue, ProviderError>>,
+    maps: Coalescer<ReadKey, Result<SecretMap, ProviderError>>,
+}
+
+impl SharedReads {
+    /// Shares reads starting within `window` of each other (zero: none).
+    pub fn new(window: Duration) -> Self {
+        Self {
+            secrets: Coalescer::new(window),
+            maps: Coalescer::new(window),
+        }
+    }
 }
 
 /// What a fetch produced: the data, and the entries skipped because their remote secret does
@@ -54,7 +76,6 @@ impl Fetcher<'_> {
     /// unless the deletion policy is Retain, which fails the sync instead, as upstream does.
     pub async fn fetch(&self) -> Result<Fetched, Error> {
         let mut fetched = Fetched::default();
-        let mut reads: HashMap<ReadKey, Vec<u8>> = HashMap::new();
         let namespace = self.es.metadata.namespace.as_deref().unwrap_or_default();
         let retain = matches!(
             self.es.spec.target.deletion_policy,
@@ -83,8 +104,16 @@ impl Fetcher<'_> {
             let (found, strategy, decoding, null_bytes) = match (&entry.extract, &entry.find) {
                 (Some(extract), _) => {
                     let remote_ref = RemoteRef::from(extract);
-                    let result = client.get_secret_map(&remote_ref).await;
-                    self.count(&store, "GetSecretMap", &result);
+                    let key = read_key(&store, namespace, &remote_ref);
+                    let request = remote_ref.clone();
+                    let (result, performed) = self
+                        .shared
+                        .maps
+                        .read(key, async move { client.get_secret_map(&request).await })
+                        .await;
+                    if performed {
+                        self.count(&store, "GetSecretMap", &result);
+                    }
                     (
                         result,
                         remote_ref.conversion_strategy,
@@ -153,34 +182,27 @@ impl Fetcher<'_> {
             let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
             let store = (self.resolve)(store_ref)?;
             let remote_ref = RemoteRef::from(&entry.remote_ref);
-            let read = ReadKey {
-                store: store.describe(),
-                key: remote_ref.key.clone(),
-                property: remote_ref.property.clone(),
-                version: remote_ref.version.clone(),
-            };
-            let value = match reads.get(&read) {
-                Some(value) => value.clone(),
-                None => {
-                    let client = self.client(&store, namespace, &what).await?;
-                    let result = client.get_secret(&remote_ref).await;
-                    self.count(&store, "GetSecret", &result);
-                    match result {
-                        Ok(value) => {
-                            let value = value.into_bytes();
-                            reads.insert(read, value.clone());
-                            value
-                        }
-                        Err(source) if source.is_not_found() && !retain => {
-                            fetched.missing.push(format!(
-                                "secret does not exist at provider using spec.dataFrom[{index}] (key={})",
-                                entry.remote_ref.key
-                            ));
-                            continue;
-                        }
-                        Err(source) => return Err(Error::Provider { what, source }),
-                    }
+            let client = self.client(&store, namespace, &what).await?;
+            let key = read_key(&store, namespace, &remote_ref);
+            let request = remote_ref.clone();
+            let (result, performed) = self
+                .shared
+                .secrets
+                .read(key, async move { client.get_secret(&request).await })
+                .await;
+            if performed {
+                self.count(&store, "GetSecret", &result);
+            }
+            let value = match result {
+                Ok(value) => value.into_bytes(),
+                Err(source) if source.is_not_found() && !retain => {
+                    fetched.missing.push(format!(
+                        "secret does not exist at provider using spec.dataFrom[{index}] (key={})",
+                        entry.remote_ref.key
+                    ));
+                    continue;
                 }
+                Err(source) => return Err(Error::Provider { what, source }),
             };
             let invalid = |message: String| Error::InvalidSpec(format!("{what}: {message}"));
             let decoding = remote_ref.decoding_strategy;
@@ -216,6 +238,18 @@ impl Fetcher<'_> {
         let provider = Backend::of(&store.spec().provider).map_or("unknown", |b| b.name());
         self.metrics
             .count_provider_call(provider, call, result.is_ok());
+    }
+}
+
+/// The sharing key of reading `remote_ref` from `store` for an object in `namespace`.
+fn read_key(store: &FoundStore, namespace: &str, remote_ref: &RemoteRef) -> ReadKey {
+    let store_ref = store.store_ref();
+    let caller_namespace = matches!(store, FoundStore::Cluster(_)).then(|| namespace.to_owned());
+    ReadKey {
+        store: store_ref.id,
+        store_version: store_ref.version,
+        caller_namespace,
+        remote_ref: remote_ref.clone(),
     }
 }
 

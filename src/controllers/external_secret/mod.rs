@@ -7,6 +7,7 @@
 //! Whether a sync is due is decided from the ExternalSecret's status, so a restart calls no
 //! provider and writes no Secret for ExternalSecrets that are not due.
 
+pub mod dedup;
 pub mod error;
 pub mod fetch;
 pub mod hash;
@@ -33,6 +34,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, ResourceExt};
 
 use crate::context::Context;
+use fetch::SharedReads;
 use reconcile::{CONTROLLER, EsContext, ReconcileError};
 use stores::{Stores, kind_and_name};
 
@@ -75,6 +77,7 @@ pub async fn run(
             cluster_secret_stores: cluster_store_reader,
         },
         cluster_stores_enabled,
+        reads: SharedReads::new(settings.provider_read_dedup_window),
     });
     let controller = Controller::new(
         settings.scoped_api::<ExternalSecret>(client),

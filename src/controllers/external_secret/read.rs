@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::{Api, ResourceExt};
 
 use super::error::Error;
-use super::fetch::{Fetched, Fetcher};
+use super::fetch::{Fetched, Fetcher, SharedReads};
 use super::status;
 use super::stores::{FoundStore, Stores, cluster_store_admits, kind_and_name};
 use crate::metrics::Metrics;
@@ -48,6 +48,8 @@ pub struct Reader<'a> {
     pub namespaces: &'a NamespaceLabels,
     /// Refuse stores that are not Ready (`--enable-flood-gate`).
     pub flood_gate: bool,
+    /// Reads shared across ExternalSecrets.
+    pub shared: &'a SharedReads,
 }
 
 /// A failed read: the error, and upstream's message of the step that failed (none for store
@@ -78,6 +80,7 @@ impl Reader<'_> {
         let fetcher = Fetcher {
             clients: self.clients,
             metrics: self.metrics,
+            shared: self.shared,
             es,
             resolve: &resolve,
         };

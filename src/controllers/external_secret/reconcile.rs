@@ -18,6 +18,7 @@ use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
 use super::error::Error;
+use super::fetch::SharedReads;
 use super::read::{NamespaceLabels, Reader, store_references};
 use super::refresh;
 use super::status::{self, Ready, Synced};
@@ -38,6 +39,8 @@ pub struct EsContext {
     pub stores: Stores,
     /// Whether ClusterSecretStores may be used (`--enable-cluster-store-reconciler`).
     pub cluster_stores_enabled: bool,
+    /// Provider reads shared across ExternalSecrets (`--provider-read-dedup-window`).
+    pub reads: SharedReads,
 }
 
 /// Why a reconcile ended in error (the status already says so).
@@ -121,6 +124,7 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         metrics: &shared.metrics,
         namespaces: &namespaces,
         flood_gate: shared.settings.flood_gate,
+        shared: &context.reads,
     };
     let data = match reader.read(es).await {
         Ok(fetched) => {

@@ -61,6 +61,7 @@ fn context(class: &str) -> (Arc<Context>, Arc<Mutex<Vec<Recorded>>>) {
         store_requeue_interval: Duration::from_secs(300),
         namespace: None,
         flood_gate: true,
+        provider_read_dedup_window: std::time::Duration::ZERO,
     };
     let context = Context::new(client, clients, Arc::new(Metrics::default()), settings);
     (Arc::new(context), requests)
