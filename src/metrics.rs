@@ -100,6 +100,8 @@ pub struct Metrics {
     sync_errors: CountingGauge<StoreLabels>,
     provider_calls: CountingGauge<ProviderCallLabels>,
     api_requests: Family<RequestLabels, Counter>,
+    cluster_external_secret_condition: Family<ConditionLabels, Gauge>,
+    cluster_external_secret_duration: DurationGauge,
 }
 
 impl Default for Metrics {
@@ -185,9 +187,23 @@ impl Default for Metrics {
             "Number of HTTP requests, partitioned by status code, method, and host",
             api_requests.clone(),
         );
+        let cluster_external_secret_condition = Family::<ConditionLabels, Gauge>::default();
+        registry.register(
+            "clusterexternalsecret_status_condition",
+            "The status condition of a specific Cluster External Secret",
+            cluster_external_secret_condition.clone(),
+        );
+        let cluster_external_secret_duration = DurationGauge::default();
+        registry.register(
+            "clusterexternalsecret_reconcile_duration",
+            "The duration time to reconcile the Cluster External Secret",
+            cluster_external_secret_duration.clone(),
+        );
         Self {
             registry,
             api_requests,
+            cluster_external_secret_condition,
+            cluster_external_secret_duration,
             external_secret_condition,
             external_secret_duration,
             sync_calls,
@@ -228,18 +244,40 @@ impl Metrics {
         condition: &str,
         status: &str,
     ) {
-        let family = self.condition_family(cluster);
-        for candidate in ["True", "False"] {
-            let labels = ConditionLabels {
-                name: name.to_owned(),
-                namespace: namespace.to_owned(),
-                condition: condition.to_owned(),
-                status: candidate.to_owned(),
-            };
-            family
-                .get_or_create(&labels)
-                .set(i64::from(candidate == status));
-        }
+        set_condition(
+            self.condition_family(cluster),
+            name,
+            namespace,
+            condition,
+            status,
+        );
+    }
+
+    /// Sets a ClusterExternalSecret's `Ready` gauge and reconcile duration (nanoseconds).
+    pub fn set_cluster_external_secret(&self, name: &str, status: &str, took: Duration) {
+        set_condition(
+            &self.cluster_external_secret_condition,
+            name,
+            "",
+            "Ready",
+            status,
+        );
+        let labels = StoreLabels {
+            name: name.to_owned(),
+            namespace: String::new(),
+        };
+        self.cluster_external_secret_duration
+            .get_or_create(&labels)
+            .set(took.as_nanos() as f64);
+    }
+
+    /// Forgets the gauges of a deleted ClusterExternalSecret.
+    pub fn remove_cluster_external_secret(&self, name: &str) {
+        self.cluster_external_secret_duration.remove(&StoreLabels {
+            name: name.to_owned(),
+            namespace: String::new(),
+        });
+        remove_condition(&self.cluster_external_secret_condition, name, "", "Ready");
     }
 
     /// Sets a store's reconcile duration gauge; like upstream (`float64(time.Duration)`) the
@@ -268,15 +306,7 @@ impl Metrics {
             name: name.to_owned(),
             namespace: namespace.to_owned(),
         });
-        let family = self.condition_family(cluster);
-        for status in ["True", "False"] {
-            family.remove(&ConditionLabels {
-                name: name.to_owned(),
-                namespace: namespace.to_owned(),
-                condition: condition.to_owned(),
-                status: status.to_owned(),
-            });
-        }
+        remove_condition(self.condition_family(cluster), name, namespace, condition);
     }
 
     fn condition_family(&self, cluster: bool) -> &Family<ConditionLabels, Gauge> {
@@ -305,17 +335,13 @@ impl Metrics {
 
     /// Sets an ExternalSecret's condition gauge (1 for the current status, 0 for the other).
     pub fn set_external_secret_condition(&self, name: &str, namespace: &str, status: &str) {
-        for candidate in ["True", "False"] {
-            let labels = ConditionLabels {
-                name: name.to_owned(),
-                namespace: namespace.to_owned(),
-                condition: "Ready".to_owned(),
-                status: candidate.to_owned(),
-            };
-            self.external_secret_condition
-                .get_or_create(&labels)
-                .set(i64::from(candidate == status));
-        }
+        set_condition(
+            &self.external_secret_condition,
+            name,
+            namespace,
+            "Ready",
+            status,
+        );
     }
 
     /// Counts one call to a provider.
@@ -371,6 +397,44 @@ impl Drop for ReconcileTimer<'_> {
                 controller: self.controller.to_owned(),
             })
             .observe(self.started.elapsed().as_secs_f64());
+    }
+}
+
+/// Upstream's condition gauges: 1 for the current status, 0 for the opposite one.
+fn set_condition(
+    family: &Family<ConditionLabels, Gauge>,
+    name: &str,
+    namespace: &str,
+    condition: &str,
+    status: &str,
+) {
+    for candidate in ["True", "False"] {
+        let labels = ConditionLabels {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+            condition: condition.to_owned(),
+            status: candidate.to_owned(),
+        };
+        family
+            .get_or_create(&labels)
+            .set(i64::from(candidate == status));
+    }
+}
+
+/// Drops both series of a condition gauge.
+fn remove_condition(
+    family: &Family<ConditionLabels, Gauge>,
+    name: &str,
+    namespace: &str,
+    condition: &str,
+) {
+    for status in ["True", "False"] {
+        family.remove(&ConditionLabels {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+            condition: condition.to_owned(),
+            status: status.to_owned(),
+        });
     }
 }
 

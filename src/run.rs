@@ -88,8 +88,22 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
         shutdown(),
     )
     .boxed();
-    let controllers =
-        futures::future::join3(secret_stores, cluster_secret_stores, external_secrets);
+    let cluster_external_secrets = if args.enable_cluster_external_secret_reconciler {
+        crate::controllers::cluster_external_secret::run(
+            context.clone(),
+            args.concurrent,
+            shutdown(),
+        )
+        .boxed()
+    } else {
+        futures::future::ready(()).boxed()
+    };
+    let controllers = futures::future::join4(
+        secret_stores,
+        cluster_secret_stores,
+        external_secrets,
+        cluster_external_secrets,
+    );
     tokio::pin!(controllers);
     let leadership_lost = async {
         match leadership.as_mut() {

@@ -33,7 +33,7 @@ pub struct RunArgs {
     /// Enable the ClusterSecretStore reconciler (and the use of ClusterSecretStores).
     #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_cluster_store_reconciler: bool,
-    /// Enable the ClusterExternalSecret reconciler (not part of this build yet).
+    /// Enable the ClusterExternalSecret reconciler.
     #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_cluster_external_secret_reconciler: bool,
     /// Enable the PushSecret reconciler (not part of this build yet).

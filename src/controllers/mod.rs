@@ -1,4 +1,5 @@
 //! The reconcilers the operator runs, one module per kind.
 
+pub mod cluster_external_secret;
 pub mod external_secret;
 pub mod secret_store;

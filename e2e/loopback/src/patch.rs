@@ -103,7 +103,7 @@ impl State {
                     .map_err(|error| {
                         ApiError::bad_request(format!("invalid JSON patch: {error}"))
                     })?;
-                json_patch::patch(&mut patched, &operations).map_err(|error| {
+                apply_json_patch(&mut patched, operations).map_err(|error| {
                     ApiError::invalid_patch(format!(
                         "the server rejected our request due to an error in our request: {error}"
                     ))
@@ -136,6 +136,25 @@ impl ApiError {
 }
 
 /// Removes strategic-merge-patch directives, leaving a plain merge patch.
+/// Applies a JSON patch as kube-apiserver's library does: a `test` for `null` at a path
+/// that does not exist passes (kube-rs's finalizer helper relies on it to add the first
+/// finalizer). Works on the caller's copy, so a failure leaves the stored object unchanged.
+fn apply_json_patch(
+    document: &mut Value,
+    operations: json_patch::Patch,
+) -> Result<(), json_patch::PatchError> {
+    for operation in operations.0 {
+        if let json_patch::PatchOperation::Test(test) = &operation
+            && test.value.is_null()
+            && document.pointer(test.path.as_str()).is_none()
+        {
+            continue;
+        }
+        json_patch::patch(document, std::slice::from_ref(&operation))?;
+    }
+    Ok(())
+}
+
 fn strip_directives(patch: &Value) -> Value {
     match patch {
         Value::Object(map) => {
@@ -172,6 +191,23 @@ mod tests {
             strip_directives(&patch),
             json!({"data": {"a": "1"}, "gone": null})
         );
+    }
+
+    #[test]
+    fn testing_a_missing_path_for_null_passes_as_in_kube_apiserver() {
+        let mut object = json!({"metadata": {"name": "a"}});
+        let add_first_finalizer: json_patch::Patch = serde_json::from_value(json!([
+            {"op": "test", "path": "/metadata/finalizers", "value": null},
+            {"op": "add", "path": "/metadata/finalizers", "value": ["f"]},
+        ]))
+        .unwrap();
+        apply_json_patch(&mut object, add_first_finalizer).unwrap();
+        assert_eq!(object["metadata"]["finalizers"], json!(["f"]));
+        let stale: json_patch::Patch = serde_json::from_value(json!([
+            {"op": "test", "path": "/metadata/finalizers", "value": null},
+        ]))
+        .unwrap();
+        assert!(apply_json_patch(&mut object, stale).is_err());
     }
 
     #[test]

@@ -43,7 +43,11 @@ impl ControllerProcess {
             .args(["--metrics-addr", &metrics_addr.to_string()])
             // Probes are polled on the metrics address; keep the live port off shared ones.
             .args(["--live-addr", "127.0.0.1:0"])
-            .args(["--loglevel", "info"])
+            // E2E_CONTROLLER_LOGLEVEL (e.g. `debug`) for a closer look at a failing test.
+            .args([
+                "--loglevel",
+                &std::env::var("E2E_CONTROLLER_LOGLEVEL").unwrap_or_else(|_| "info".to_owned()),
+            ])
             .args(extra_args)
             .env("KUBECONFIG", &cluster.kubeconfig)
             .env_remove("RUST_LOG")

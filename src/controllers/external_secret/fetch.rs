@@ -244,7 +244,11 @@ impl Fetcher<'_> {
 /// The sharing key of reading `remote_ref` from `store` for an object in `namespace`.
 fn read_key(store: &FoundStore, namespace: &str, remote_ref: &RemoteRef) -> ReadKey {
     let store_ref = store.store_ref();
-    let caller_namespace = matches!(store, FoundStore::Cluster(_)).then(|| namespace.to_owned());
+    // A ClusterSecretStore may act per caller namespace (referent auth): then reads of
+    // different namespaces are different reads.
+    let per_caller = matches!(store, FoundStore::Cluster(_))
+        && Backend::of(&store.spec().provider).is_ok_and(|backend| backend.depends_on_caller());
+    let caller_namespace = per_caller.then(|| namespace.to_owned());
     ReadKey {
         store: store_ref.id,
         store_version: store_ref.version,
