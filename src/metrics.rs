@@ -100,8 +100,54 @@ pub struct Metrics {
     sync_errors: CountingGauge<StoreLabels>,
     provider_calls: CountingGauge<ProviderCallLabels>,
     api_requests: Family<RequestLabels, Counter>,
-    cluster_external_secret_condition: Family<ConditionLabels, Gauge>,
-    cluster_external_secret_duration: DurationGauge,
+    cluster_external_secrets: ObjectGauges,
+    push_secrets: ObjectGauges,
+}
+
+/// A kind's `<kind>_status_condition` and `<kind>_reconcile_duration` gauges.
+struct ObjectGauges {
+    condition: Family<ConditionLabels, Gauge>,
+    duration: DurationGauge,
+}
+
+impl ObjectGauges {
+    /// Registers both gauges under upstream's `<kind>_...` names.
+    fn register(registry: &mut Registry, kind: &str, title: &str) -> Self {
+        let gauges = Self {
+            condition: Family::default(),
+            duration: DurationGauge::default(),
+        };
+        registry.register(
+            format!("{kind}_status_condition"),
+            format!("The status condition of a specific {title}"),
+            gauges.condition.clone(),
+        );
+        registry.register(
+            format!("{kind}_reconcile_duration"),
+            format!("The duration time to reconcile the {title}"),
+            gauges.duration.clone(),
+        );
+        gauges
+    }
+
+    fn set(&self, name: &str, namespace: &str, status: &str, took: Duration) {
+        set_condition(&self.condition, name, namespace, "Ready", status);
+        let labels = StoreLabels {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+        };
+        self.duration
+            .get_or_create(&labels)
+            .set(took.as_nanos() as f64);
+    }
+
+    fn remove(&self, name: &str, namespace: &str) {
+        self.duration.remove(&StoreLabels {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+        });
+        remove_condition(&self.condition, name, namespace, "Ready");
+    }
 }
 
 impl Default for Metrics {
@@ -187,23 +233,17 @@ impl Default for Metrics {
             "Number of HTTP requests, partitioned by status code, method, and host",
             api_requests.clone(),
         );
-        let cluster_external_secret_condition = Family::<ConditionLabels, Gauge>::default();
-        registry.register(
-            "clusterexternalsecret_status_condition",
-            "The status condition of a specific Cluster External Secret",
-            cluster_external_secret_condition.clone(),
+        let cluster_external_secrets = ObjectGauges::register(
+            &mut registry,
+            "clusterexternalsecret",
+            "Cluster External Secret",
         );
-        let cluster_external_secret_duration = DurationGauge::default();
-        registry.register(
-            "clusterexternalsecret_reconcile_duration",
-            "The duration time to reconcile the Cluster External Secret",
-            cluster_external_secret_duration.clone(),
-        );
+        let push_secrets = ObjectGauges::register(&mut registry, "pushsecret", "Push Secret");
         Self {
             registry,
             api_requests,
-            cluster_external_secret_condition,
-            cluster_external_secret_duration,
+            cluster_external_secrets,
+            push_secrets,
             external_secret_condition,
             external_secret_duration,
             sync_calls,
@@ -255,29 +295,17 @@ impl Metrics {
 
     /// Sets a ClusterExternalSecret's `Ready` gauge and reconcile duration (nanoseconds).
     pub fn set_cluster_external_secret(&self, name: &str, status: &str, took: Duration) {
-        set_condition(
-            &self.cluster_external_secret_condition,
-            name,
-            "",
-            "Ready",
-            status,
-        );
-        let labels = StoreLabels {
-            name: name.to_owned(),
-            namespace: String::new(),
-        };
-        self.cluster_external_secret_duration
-            .get_or_create(&labels)
-            .set(took.as_nanos() as f64);
+        self.cluster_external_secrets.set(name, "", status, took);
     }
 
     /// Forgets the gauges of a deleted ClusterExternalSecret.
     pub fn remove_cluster_external_secret(&self, name: &str) {
-        self.cluster_external_secret_duration.remove(&StoreLabels {
-            name: name.to_owned(),
-            namespace: String::new(),
-        });
-        remove_condition(&self.cluster_external_secret_condition, name, "", "Ready");
+        self.cluster_external_secrets.remove(name, "");
+    }
+
+    /// Sets a PushSecret's `Ready` gauge and reconcile duration (nanoseconds).
+    pub fn set_push_secret(&self, name: &str, namespace: &str, status: &str, took: Duration) {
+        self.push_secrets.set(name, namespace, status, took);
     }
 
     /// Sets a store's reconcile duration gauge; like upstream (`float64(time.Duration)`) the

@@ -98,11 +98,23 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         futures::future::ready(()).boxed()
     };
-    let controllers = futures::future::join4(
+    let push_secrets = if args.enable_push_secret_reconciler {
+        crate::controllers::push_secret::run(
+            context.clone(),
+            args.concurrent,
+            args.enable_cluster_store_reconciler,
+            shutdown(),
+        )
+        .boxed()
+    } else {
+        futures::future::ready(()).boxed()
+    };
+    let controllers = futures::future::join5(
         secret_stores,
         cluster_secret_stores,
         external_secrets,
         cluster_external_secrets,
+        push_secrets,
     );
     tokio::pin!(controllers);
     let leadership_lost = async {

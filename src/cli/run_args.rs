@@ -36,7 +36,7 @@ pub struct RunArgs {
     /// Enable the ClusterExternalSecret reconciler.
     #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_cluster_external_secret_reconciler: bool,
-    /// Enable the PushSecret reconciler (not part of this build yet).
+    /// Enable the PushSecret reconciler.
     #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_push_secret_reconciler: bool,
     /// Enable the ClusterPushSecret reconciler (not part of this build yet).

@@ -2,4 +2,5 @@
 
 pub mod cluster_external_secret;
 pub mod external_secret;
+pub mod push_secret;
 pub mod secret_store;

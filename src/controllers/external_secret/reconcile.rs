@@ -144,7 +144,7 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
     };
     let synced = |binding: Option<String>| Synced {
         refresh_time: now,
-        resource_version: refresh::synced_resource_version(es),
+        resource_version: refresh::synced_resource_version(&es.metadata),
         binding,
     };
     let policy = es.spec.target.creation_policy;

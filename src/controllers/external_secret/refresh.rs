@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use external_secrets_crds::v1::{ExternalSecret, ExternalSecretRefreshPolicy};
 use external_secrets_providers::duration::parse_go_duration;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 
 /// The refresh interval, `spec.refreshInterval`; zero means "sync once".
@@ -16,14 +17,11 @@ pub fn interval(es: &ExternalSecret) -> Result<Duration, String> {
 
 /// Upstream's `syncedResourceVersion`: the generation plus a hash of labels and annotations,
 /// so metadata changes (e.g. the `force-sync` annotation) trigger a refresh too.
-pub fn synced_resource_version(es: &ExternalSecret) -> String {
+pub fn synced_resource_version(metadata: &ObjectMeta) -> String {
     format!(
         "{}-{}",
-        es.metadata.generation.unwrap_or_default(),
-        super::hash::meta_hash(
-            es.metadata.annotations.as_ref(),
-            es.metadata.labels.as_ref()
-        )
+        metadata.generation.unwrap_or_default(),
+        super::hash::meta_hash(metadata.annotations.as_ref(), metadata.labels.as_ref())
     )
 }
 
@@ -47,9 +45,9 @@ pub fn should_refresh(es: &ExternalSecret, interval: Duration, now: Timestamp) -
         .unwrap_or(ExternalSecretRefreshPolicy::Periodic)
     {
         ExternalSecretRefreshPolicy::CreatedOnce => false,
-        ExternalSecretRefreshPolicy::OnChange => synced != synced_resource_version(es),
+        ExternalSecretRefreshPolicy::OnChange => synced != synced_resource_version(&es.metadata),
         ExternalSecretRefreshPolicy::Periodic => {
-            if synced != synced_resource_version(es) {
+            if synced != synced_resource_version(&es.metadata) {
                 return true;
             }
             !interval.is_zero()
@@ -112,7 +110,7 @@ mod tests {
     fn synced_at(es: &mut ExternalSecret, at: Timestamp) {
         es.status = Some(ExternalSecretStatus {
             refresh_time: Some(Time(at)),
-            synced_resource_version: Some(synced_resource_version(es)),
+            synced_resource_version: Some(synced_resource_version(&es.metadata)),
             ..ExternalSecretStatus::default()
         });
     }

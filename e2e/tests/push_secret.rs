@@ -1,0 +1,243 @@
+//! The PushSecret controller, run as the real binary: a Secret is pushed to a `fake` store
+//! (and read back through an ExternalSecret of the same store), status and events say so,
+//! `IfNotExists` leaves existing values, a key the provider refuses is reported, a Secret of
+//! another namespace is never read, and deleting the PushSecret removes what it pushed.
+
+use std::time::Duration;
+
+use e2e::harness::{
+    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+};
+use external_secrets_crds::v1::{ExternalSecret, SecretStore};
+use external_secrets_crds::v1alpha1::PushSecret;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DeleteParams, PostParams};
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn push_secret(
+    name: &str,
+    source: &str,
+    remote_key: &str,
+    extra: Value,
+) -> anyhow::Result<PushSecret> {
+    let mut spec = json!({
+        "refreshInterval": "1h",
+        "secretStoreRefs": [{"name": "store", "kind": "SecretStore"}],
+        "selector": {"secret": {"name": source}},
+        "data": [{"match": {"secretKey": "password", "remoteRef": {"remoteKey": remote_key}}}],
+    });
+    if let (Some(base), Value::Object(extra)) = (spec.as_object_mut(), extra) {
+        base.extend(extra);
+    }
+    Ok(serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1alpha1",
+        "kind": "PushSecret",
+        "metadata": {"name": name},
+        "spec": spec,
+    }))?)
+}
+
+/// The Ready condition as [status, reason, message] once its reason is `reason`.
+async fn wait_reason(
+    api: &Api<PushSecret>,
+    name: &str,
+    reason: &str,
+    controller: &ControllerProcess,
+) -> anyhow::Result<(PushSecret, [String; 3])> {
+    eventually(WAIT, &format!("PushSecret {name} {reason}"), || async {
+        let ps = api.get(name).await?;
+        let ready = ps
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.iter().find(|c| c.r#type == "Ready"))
+            .map(|c| {
+                [
+                    c.status.clone(),
+                    c.reason.clone().unwrap_or_default(),
+                    c.message.clone().unwrap_or_default(),
+                ]
+            });
+        Ok(ready.filter(|r| r[1] == reason).map(|r| (ps, r)))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))
+}
+
+/// Reads `remote_key` back from the store through a new ExternalSecret; the Ready reason and
+/// the synced value, if any.
+async fn read_back(
+    cluster: &TestCluster,
+    namespace: &str,
+    remote_key: &str,
+    controller: &ControllerProcess,
+) -> anyhow::Result<(String, Option<String>)> {
+    let name = unique_name("reader");
+    let es: ExternalSecret = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": name},
+        "spec": {
+            "secretStoreRef": {"name": "store"},
+            "target": {"deletionPolicy": "Retain"},
+            "data": [{"secretKey": "value", "remoteRef": {"key": remote_key}}],
+        },
+    }))?;
+    let api: Api<ExternalSecret> = Api::namespaced(cluster.client.clone(), namespace);
+    api.create(&PostParams::default(), &es).await?;
+    let reason = eventually(WAIT, "reader synced or failed", || async {
+        let es = api.get(&name).await?;
+        Ok(es
+            .status
+            .and_then(|s| s.conditions.into_iter().next())
+            .and_then(|c| c.reason))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), namespace);
+    let value = secrets.get_opt(&name).await?.and_then(|s| {
+        s.data?
+            .get("value")
+            .map(|v| String::from_utf8_lossy(&v.0).into_owned())
+    });
+    Ok((reason, value))
+}
+
+#[tokio::test]
+async fn push_read_back_policies_and_cleanup() -> anyhow::Result<()> {
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "push").await?;
+    let other = TestNamespace::create(&cluster, "push-other").await?;
+    let class = unique_name("e2e-class");
+    // Reads back right after a push or delete must not share an earlier read of the key.
+    let controller =
+        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "0s"]).await?;
+    let client = cluster.client.clone();
+    let store: SecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": "store"},
+        "spec": {"controller": class, "provider": {"fake": {"data": [
+            {"key": "/configured/key", "value": "not-pushed"},
+        ]}}},
+    }))?;
+    Api::<SecretStore>::namespaced(client.clone(), &namespace.name)
+        .create(&PostParams::default(), &store)
+        .await?;
+    // Test data only.
+    for target in [&namespace.name, &other.name] {
+        let source: Secret = serde_json::from_value(json!({
+            "metadata": {"name": "source"},
+            "stringData": {"password": format!("pushed-from-{target}")},
+        }))?;
+        Api::<Secret>::namespaced(client.clone(), target)
+            .create(&PostParams::default(), &source)
+            .await?;
+    }
+    let api: Api<PushSecret> = Api::namespaced(client.clone(), &namespace.name);
+
+    // Push, with cleanup on deletion.
+    api.create(
+        &PostParams::default(),
+        &push_secret(
+            "push",
+            "source",
+            "/pushed/password",
+            json!({"deletionPolicy": "Delete"}),
+        )?,
+    )
+    .await?;
+    let (pushed, ready) = wait_reason(&api, "push", "Synced", &controller).await?;
+    assert_eq!(
+        ready,
+        ["True", "Synced", "PushSecret synced successfully"].map(String::from)
+    );
+    let synced = &pushed.status.as_ref().unwrap().synced_push_secrets;
+    assert!(
+        synced["SecretStore/store"].contains_key("/pushed/password"),
+        "{synced:?}"
+    );
+    assert!(
+        pushed
+            .metadata
+            .finalizers
+            .iter()
+            .flatten()
+            .any(|f| f == "pushsecret.externalsecrets.io/finalizer")
+    );
+    let expected = format!("pushed-from-{}", namespace.name);
+    let (reason, value) =
+        read_back(&cluster, &namespace.name, "/pushed/password", &controller).await?;
+    assert_eq!(
+        (reason.as_str(), value.as_deref()),
+        ("SecretSynced", Some(expected.as_str()))
+    );
+
+    // IfNotExists leaves the existing value alone and says so.
+    api.create(
+        &PostParams::default(),
+        &push_secret(
+            "keep",
+            "source",
+            "/configured/key",
+            json!({"updatePolicy": "IfNotExists"}),
+        )?,
+    )
+    .await?;
+    let (_, ready) = wait_reason(&api, "keep", "Synced", &controller).await?;
+    assert_eq!(
+        ready[2],
+        "PushSecret synced successfully. Existing secrets in providers unchanged."
+    );
+    let (_, value) = read_back(&cluster, &namespace.name, "/configured/key", &controller).await?;
+    assert_eq!(value.as_deref(), Some("not-pushed"));
+
+    // Replace onto a key the provider does not let us own: Errored, named.
+    api.create(
+        &PostParams::default(),
+        &push_secret("clash", "source", "/configured/key", json!({}))?,
+    )
+    .await?;
+    let (_, ready) = wait_reason(&api, "clash", "Errored", &controller).await?;
+    assert!(
+        ready[2].starts_with(
+            "set secret failed: could not write remote ref password to target secretstore store:"
+        ),
+        "{}",
+        ready[2]
+    );
+
+    // A source that only exists in another namespace is never read.
+    Api::<Secret>::namespaced(client.clone(), &namespace.name)
+        .delete("source", &DeleteParams::default())
+        .await?;
+    api.create(
+        &PostParams::default(),
+        &push_secret("elsewhere", "source", "/pushed/other", json!({}))?,
+    )
+    .await?;
+    let (_, ready) = wait_reason(&api, "elsewhere", "Errored", &controller).await?;
+    assert!(
+        ready[2].starts_with("could not get source secret"),
+        "{}",
+        ready[2]
+    );
+
+    // Deleting the PushSecret removes what it pushed, and only that.
+    api.delete("push", &DeleteParams::default()).await?;
+    eventually(WAIT, "PushSecret push gone", || async {
+        Ok(api.get_opt("push").await?.is_none().then_some(()))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+    let (reason, _) = read_back(&cluster, &namespace.name, "/pushed/password", &controller).await?;
+    assert_eq!(reason, "SecretSyncedError");
+    let (_, value) = read_back(&cluster, &namespace.name, "/configured/key", &controller).await?;
+    assert_eq!(value.as_deref(), Some("not-pushed"));
+
+    controller.stop().await?;
+    other.delete().await?;
+    namespace.delete().await
+}

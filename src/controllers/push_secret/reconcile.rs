@@ -1,0 +1,593 @@
+//! One sync of a PushSecret, in upstream's order: finalizer for `deletionPolicy: Delete` ->
+//! due? -> stores (by name or label, this controller's class, ClusterSecretStore conditions)
+//! -> source Secrets (same namespace only) -> push each `spec.data` entry to each store
+//! (`updatePolicy: IfNotExists` leaves existing ones) -> delete what is no longer pushed ->
+//! status and events. A deleted PushSecret removes exactly what it pushed.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use external_secrets_crds::v1::{ClusterSecretStore, SecretStore, SecretStoreRefKind};
+use external_secrets_crds::v1alpha1::{
+    PushSecret, PushSecretDeletionPolicy, PushSecretStatus, PushSecretStatusCondition,
+    PushSecretUpdatePolicy,
+};
+use external_secrets_providers::duration::parse_go_duration;
+use external_secrets_providers::request::{PushRemoteRef, PushRequest};
+use external_secrets_providers::{SecretMap, SecretValue, SharedClient};
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{ListParams, Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::runtime::events::{Event, EventType};
+use kube::{Api, Resource, ResourceExt};
+use serde_json::json;
+
+use super::plan::{self, Synced};
+use crate::context::{Context, FIELD_MANAGER};
+use crate::controllers::external_secret::read::NamespaceLabels;
+use crate::controllers::external_secret::refresh::synced_resource_version;
+use crate::controllers::external_secret::stores::{FoundStore, cluster_store_admits};
+use crate::controllers::secret_store::status::should_process;
+
+/// The controller's name in metrics and logs.
+pub const CONTROLLER: &str = "pushsecret";
+
+/// What the reconciler shares.
+pub struct PsContext {
+    /// State shared with the other controllers.
+    pub shared: Arc<Context>,
+    /// Whether ClusterSecretStores may be used.
+    pub cluster_stores_enabled: bool,
+}
+
+/// Why a sync failed (the status already says so).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The sync failed; the message is the condition's.
+    #[error("{0}")]
+    Failed(String),
+    /// Talking to the Kubernetes API failed.
+    #[error("kubernetes API: {0}")]
+    Kube(#[from] kube::Error),
+}
+
+/// Reconciles one PushSecret, recording upstream's per-object metrics around it.
+pub async fn reconcile(
+    push_secret: Arc<PushSecret>,
+    context: Arc<PsContext>,
+) -> Result<Action, Error> {
+    let metrics = &context.shared.metrics;
+    let _timer = metrics.reconcile_started(CONTROLLER);
+    let result = sync(&push_secret, &context).await;
+    metrics.reconcile_finished(
+        CONTROLLER,
+        if result.is_ok() {
+            "requeue_after"
+        } else {
+            "error"
+        },
+    );
+    result
+}
+
+/// Retries failures with backoff (a Secret or store may appear).
+pub fn error_policy(_: Arc<PushSecret>, error: &Error, _: Arc<PsContext>) -> Action {
+    tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
+    Action::requeue(Duration::from_secs(5))
+}
+
+async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, Error> {
+    let previous: Synced = push_secret
+        .status
+        .as_ref()
+        .map(|status| status.synced_push_secrets.clone())
+        .unwrap_or_default();
+    let has_finalizer = push_secret
+        .finalizers()
+        .iter()
+        .any(|f| f == plan::FINALIZER);
+    if push_secret.meta().deletion_timestamp.is_some() {
+        if has_finalizer {
+            if let Err(message) =
+                delete_stale(push_secret, context, &previous, &Synced::new()).await
+            {
+                let message = format!("Failed to Delete Secrets from Provider: {message}");
+                return fail(push_secret, context, message, None).await;
+            }
+            set_finalizer(push_secret, context, false).await?;
+        }
+        return Ok(Action::await_change());
+    }
+    let delete_policy = push_secret.spec.deletion_policy == PushSecretDeletionPolicy::Delete;
+    if delete_policy != has_finalizer {
+        // The change of the object brings the next reconcile.
+        set_finalizer(push_secret, context, delete_policy).await?;
+        return Ok(Action::await_change());
+    }
+
+    let interval = match parse_go_duration(&push_secret.spec.refresh_interval) {
+        Ok(interval) => interval,
+        Err(error) => {
+            return fail(
+                push_secret,
+                context,
+                format!("spec.refreshInterval: {error}"),
+                None,
+            )
+            .await;
+        }
+    };
+    let now = Timestamp::now();
+    if let Some(wait) = not_due(push_secret, interval, now) {
+        return Ok(Action::requeue(wait));
+    }
+    if let Some(message) = plan::unsupported(push_secret) {
+        return fail(push_secret, context, message, None).await;
+    }
+    let stores = match resolve_stores(push_secret, context).await {
+        Ok(stores) => stores,
+        Err(message) => return fail(push_secret, context, message, None).await,
+    };
+    if stores.is_empty() {
+        // No store of this controller's class: another controller's business.
+        return Ok(Action::await_change());
+    }
+    let secrets = match source_secrets(push_secret, context).await {
+        Ok(secrets) => secrets,
+        Err(message) => return fail(push_secret, context, message, None).await,
+    };
+
+    let started = Instant::now();
+    let mut synced = Synced::new();
+    for secret in &secrets {
+        if let Err(message) = push(push_secret, context, &stores, secret, &mut synced).await {
+            let mut merged = previous.clone();
+            for (store, entries) in &synced {
+                merged
+                    .entry(store.clone())
+                    .or_default()
+                    .extend(entries.clone());
+            }
+            let message = format!("set secret failed: {message}");
+            return fail(push_secret, context, message, Some(merged)).await;
+        }
+    }
+    if delete_policy
+        && let Err(message) = delete_stale(push_secret, context, &previous, &synced).await
+    {
+        let message = format!("Failed to Delete Secrets from Provider: {message}");
+        return fail(push_secret, context, message, Some(previous)).await;
+    }
+    let mut message = plan::MESSAGE_SYNCED.to_owned();
+    if push_secret.spec.update_policy == PushSecretUpdatePolicy::IfNotExists {
+        message.push_str(". Existing secrets in providers unchanged.");
+    }
+    let status = PushSecretStatus {
+        refresh_time: Some(Time(now)),
+        synced_resource_version: Some(synced_resource_version(&push_secret.metadata)),
+        synced_push_secrets: synced,
+        conditions: vec![condition(
+            push_secret,
+            "True",
+            plan::REASON_SYNCED,
+            &message,
+        )],
+    };
+    write_status(push_secret, context, status).await?;
+    publish(
+        push_secret,
+        context,
+        EventType::Normal,
+        plan::REASON_SYNCED,
+        &message,
+    )
+    .await;
+    context.shared.metrics.set_push_secret(
+        &push_secret.name_any(),
+        &push_secret.namespace().unwrap_or_default(),
+        "True",
+        started.elapsed(),
+    );
+    Ok(if interval.is_zero() {
+        Action::await_change()
+    } else {
+        Action::requeue(interval)
+    })
+}
+
+/// Upstream's `shouldRefresh`: `None` when a push is due now, else how long to wait.
+fn not_due(push_secret: &PushSecret, interval: Duration, now: Timestamp) -> Option<Duration> {
+    let status = push_secret.status.as_ref()?;
+    if status.synced_resource_version.as_deref()
+        != Some(&synced_resource_version(&push_secret.metadata))
+    {
+        return None;
+    }
+    let synced_before = status.synced_resource_version.is_some();
+    if interval.is_zero() && synced_before {
+        return Some(Duration::MAX / 2);
+    }
+    let refreshed = status.refresh_time.as_ref()?.0;
+    let elapsed =
+        Duration::from_secs(u64::try_from(now.as_second() - refreshed.as_second()).unwrap_or(0));
+    (elapsed < interval).then(|| interval - elapsed + Duration::from_secs(5))
+}
+
+/// The stores to push to, keyed as upstream keys them (`Kind/name`), this controller's only.
+async fn resolve_stores(
+    push_secret: &PushSecret,
+    context: &PsContext,
+) -> Result<BTreeMap<String, FoundStore>, String> {
+    let client = context.shared.client.clone();
+    let namespace = push_secret.namespace().unwrap_or_default();
+    let class = &context.shared.settings.controller_class;
+    let namespaces = NamespaceLabels::Cluster(Box::new(Api::all(client.clone())));
+    let mut found = Vec::new();
+    for (index, reference) in push_secret.spec.secret_store_refs.iter().enumerate() {
+        let field = format!("spec.secretStoreRefs[{index}]");
+        let cluster = reference.kind == SecretStoreRefKind::ClusterSecretStore;
+        if cluster && !context.cluster_stores_enabled {
+            continue;
+        }
+        let list = |selector: &external_secrets_crds::meta::LabelSelector| {
+            ListParams::default().labels(&plan::selector_query(selector))
+        };
+        match (&reference.name, &reference.label_selector, cluster) {
+            (Some(name), _, false) => {
+                let api: Api<SecretStore> = Api::namespaced(client.clone(), &namespace);
+                let store = api.get_opt(name).await.map_err(|e| e.to_string())?;
+                let store = store
+                    .ok_or_else(|| format!("could not get SecretStore {name:?}, not found"))?;
+                found.push(FoundStore::Namespaced(Arc::new(store)));
+            }
+            (Some(name), _, true) => {
+                let api: Api<ClusterSecretStore> = Api::all(client.clone());
+                let store = api.get_opt(name).await.map_err(|e| e.to_string())?;
+                let store = store.ok_or_else(|| {
+                    format!("could not get ClusterSecretStore {name:?}, not found")
+                })?;
+                found.push(FoundStore::Cluster(Arc::new(store)));
+            }
+            (None, Some(selector), false) => {
+                let api: Api<SecretStore> = Api::namespaced(client.clone(), &namespace);
+                let stores = api.list(&list(selector)).await.map_err(|e| e.to_string())?;
+                found.extend(
+                    stores
+                        .items
+                        .into_iter()
+                        .map(|s| FoundStore::Namespaced(Arc::new(s))),
+                );
+            }
+            (None, Some(selector), true) => {
+                let api: Api<ClusterSecretStore> = Api::all(client.clone());
+                let stores = api.list(&list(selector)).await.map_err(|e| e.to_string())?;
+                found.extend(
+                    stores
+                        .items
+                        .into_iter()
+                        .map(|s| FoundStore::Cluster(Arc::new(s))),
+                );
+            }
+            (None, None, _) => return Err(format!("{field}: name or labelSelector is required")),
+        }
+    }
+    let mut stores = BTreeMap::new();
+    for store in found {
+        if !should_process(store.spec(), class) {
+            continue;
+        }
+        if let FoundStore::Cluster(cluster) = &store {
+            let admitted = cluster_store_admits(cluster, &namespace, &namespaces)
+                .await
+                .map_err(|e| e.to_string())?;
+            if !admitted {
+                return Err(format!(
+                    "using cluster store {:?} is not allowed from namespace {namespace:?}: denied by spec.condition",
+                    cluster.name_any()
+                ));
+            }
+        }
+        let id = store.store_ref().id;
+        stores.insert(format!("{}/{}", id.kind, id.name), store);
+    }
+    Ok(stores)
+}
+
+/// The Secrets to push: by name or label selector, always in the PushSecret's own namespace.
+async fn source_secrets(
+    push_secret: &PushSecret,
+    context: &PsContext,
+) -> Result<Vec<Secret>, String> {
+    let namespace = push_secret.namespace().unwrap_or_default();
+    let api: Api<Secret> = Api::namespaced(context.shared.client.clone(), &namespace);
+    let selector = push_secret.spec.selector.secret.as_ref();
+    match (
+        selector.and_then(|s| s.name.as_deref()),
+        selector.and_then(|s| s.selector.as_ref()),
+    ) {
+        (Some(name), _) => match api.get_opt(name).await {
+            Ok(Some(secret)) => Ok(vec![secret]),
+            Ok(None) => Err(format!(
+                "could not get source secret: secret {name:?} not found"
+            )),
+            Err(error) => Err(format!("could not get source secret: {error}")),
+        },
+        (None, Some(selector)) => api
+            .list(&ListParams::default().labels(&plan::selector_query(selector)))
+            .await
+            .map(|list| list.items)
+            .map_err(|error| format!("could not get source secret: {error}")),
+        (None, None) => Err("spec.selector.secret: name or selector is required".into()),
+    }
+}
+
+/// Pushes every `spec.data` entry of `secret` to every store, recording what was pushed.
+async fn push(
+    push_secret: &PushSecret,
+    context: &PsContext,
+    stores: &BTreeMap<String, FoundStore>,
+    secret: &Secret,
+    synced: &mut Synced,
+) -> Result<(), String> {
+    let namespace = push_secret.namespace().unwrap_or_default();
+    let raw: BTreeMap<String, Vec<u8>> = secret
+        .data
+        .iter()
+        .flatten()
+        .map(|(key, value)| (key.clone(), value.0.clone()))
+        .collect();
+    for (store_key, store) in stores {
+        let client = client(context, store, &namespace).await?;
+        let entries = synced.entry(store_key.clone()).or_default();
+        for data in &push_secret.spec.data {
+            let converted = plan::reverse_keys(data.conversion_strategy, raw.clone())
+                .map_err(|error| format!("could not apply conversion strategy to keys: {error}"))?;
+            let key = data
+                .r#match
+                .secret_key
+                .as_deref()
+                .filter(|key| !key.is_empty());
+            if let Some(key) = key
+                && !converted.contains_key(key)
+            {
+                return Err(format!("secret key {key} does not exist"));
+            }
+            let secret_data: SecretMap = converted
+                .into_iter()
+                .map(|(key, value)| (key, SecretValue::new(value)))
+                .collect();
+            let request = PushRequest::from_push_data(data, secret_data);
+            if push_secret.spec.update_policy == PushSecretUpdatePolicy::IfNotExists {
+                let exists = client
+                    .secret_exists(&request.remote_ref)
+                    .await
+                    .map_err(|error| {
+                        format!("could not verify if secret exists in store: {error}")
+                    })?;
+                if exists {
+                    entries.insert(plan::status_ref(data), data.clone());
+                    continue;
+                }
+            }
+            let result = client.push_secret(&request).await;
+            count(context, store, "PushSecret", result.is_ok());
+            result.map_err(|error| {
+                format!(
+                    "could not write remote ref {} to target secretstore {}: {error}",
+                    key.unwrap_or_default(),
+                    store.store_ref().id.name
+                )
+            })?;
+            entries.insert(plan::status_ref(data), data.clone());
+        }
+    }
+    Ok(())
+}
+
+/// Deletes from the providers what `previous` pushed and `current` does not.
+async fn delete_stale(
+    push_secret: &PushSecret,
+    context: &PsContext,
+    previous: &Synced,
+    current: &Synced,
+) -> Result<(), String> {
+    let namespace = push_secret.namespace().unwrap_or_default();
+    for (store_key, data) in plan::stale_entries(previous, current) {
+        let Some((kind, name)) = store_key.split_once('/') else {
+            continue;
+        };
+        let store = match kind {
+            "ClusterSecretStore" => Api::<ClusterSecretStore>::all(context.shared.client.clone())
+                .get_opt(name)
+                .await
+                .map_err(|e| e.to_string())?
+                .map(|s| FoundStore::Cluster(Arc::new(s))),
+            _ => Api::<SecretStore>::namespaced(context.shared.client.clone(), &namespace)
+                .get_opt(name)
+                .await
+                .map_err(|e| e.to_string())?
+                .map(|s| FoundStore::Namespaced(Arc::new(s))),
+        };
+        let Some(store) = store else {
+            // The store is gone, and with it what was pushed through it.
+            continue;
+        };
+        let client = client(context, &store, &namespace).await?;
+        let result = client
+            .delete_secret(&PushRemoteRef::from(&data.r#match.remote_ref))
+            .await;
+        count(context, &store, "DeleteSecret", result.is_ok());
+        result.map_err(|error| error.to_string())?;
+    }
+    Ok(())
+}
+
+async fn client(
+    context: &PsContext,
+    store: &FoundStore,
+    namespace: &str,
+) -> Result<SharedClient, String> {
+    context
+        .shared
+        .clients
+        .client(&store.store_ref(), Some(namespace))
+        .await
+        .map_err(|error| {
+            format!(
+                "could not get secrets client for store {}: {error}",
+                store.store_ref().id.name
+            )
+        })
+}
+
+fn count(context: &PsContext, store: &FoundStore, call: &str, ok: bool) {
+    let provider = external_secrets_providers::Backend::of(&store.spec().provider)
+        .map_or("unknown", |b| b.name());
+    context
+        .shared
+        .metrics
+        .count_provider_call(provider, call, ok);
+}
+
+/// Records a failure: condition, Warning event, metrics; keeps `synced` (or the previous
+/// record) so a later cleanup still knows what was pushed.
+async fn fail(
+    push_secret: &PushSecret,
+    context: &PsContext,
+    message: String,
+    synced: Option<Synced>,
+) -> Result<Action, Error> {
+    let mut status = push_secret.status.clone().unwrap_or_default();
+    if let Some(synced) = synced {
+        status.synced_push_secrets = synced;
+    }
+    status.conditions = vec![condition(
+        push_secret,
+        "False",
+        plan::REASON_ERRORED,
+        &message,
+    )];
+    write_status(push_secret, context, status).await?;
+    publish(
+        push_secret,
+        context,
+        EventType::Warning,
+        plan::REASON_ERRORED,
+        &message,
+    )
+    .await;
+    context.shared.metrics.set_push_secret(
+        &push_secret.name_any(),
+        &push_secret.namespace().unwrap_or_default(),
+        "False",
+        Duration::ZERO,
+    );
+    Err(Error::Failed(message))
+}
+
+/// The Ready condition, keeping the transition time while the status stays the same.
+fn condition(
+    push_secret: &PushSecret,
+    status: &str,
+    reason: &str,
+    message: &str,
+) -> PushSecretStatusCondition {
+    let previous = push_secret
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.iter().find(|c| c.r#type == "Ready"))
+        .filter(|c| c.status == status)
+        .and_then(|c| c.last_transition_time.clone());
+    PushSecretStatusCondition {
+        r#type: "Ready".to_owned(),
+        status: status.to_owned(),
+        reason: Some(reason.to_owned()),
+        message: Some(message.to_owned()),
+        last_transition_time: previous.or_else(|| Some(Time(Timestamp::now()))),
+    }
+}
+
+async fn write_status(
+    push_secret: &PushSecret,
+    context: &PsContext,
+    status: PushSecretStatus,
+) -> Result<(), Error> {
+    if push_secret.status.as_ref() == Some(&status) {
+        return Ok(());
+    }
+    let patch = json!({
+        "apiVersion": PushSecret::api_version(&()),
+        "kind": PushSecret::kind(&()),
+        "status": status,
+    });
+    Api::<PushSecret>::namespaced(
+        context.shared.client.clone(),
+        &push_secret.namespace().unwrap_or_default(),
+    )
+    .patch_status(
+        &push_secret.name_any(),
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&patch),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Adds or removes upstream's finalizer, guarded by the resourceVersion seen.
+async fn set_finalizer(
+    push_secret: &PushSecret,
+    context: &PsContext,
+    present: bool,
+) -> Result<(), Error> {
+    let mut finalizers: Vec<String> = push_secret
+        .finalizers()
+        .iter()
+        .filter(|f| *f != plan::FINALIZER)
+        .cloned()
+        .collect();
+    if present {
+        finalizers.push(plan::FINALIZER.to_owned());
+    }
+    let patch = json!({"metadata": {
+        "finalizers": finalizers,
+        "resourceVersion": push_secret.resource_version(),
+    }});
+    Api::<PushSecret>::namespaced(
+        context.shared.client.clone(),
+        &push_secret.namespace().unwrap_or_default(),
+    )
+    .patch(
+        &push_secret.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await?;
+    Ok(())
+}
+
+async fn publish(
+    push_secret: &PushSecret,
+    context: &PsContext,
+    kind: EventType,
+    reason: &str,
+    note: &str,
+) {
+    let event = Event {
+        type_: kind,
+        reason: reason.to_owned(),
+        note: Some(note.to_owned()),
+        action: "Push".to_owned(),
+        secondary: None,
+    };
+    if let Err(error) = context
+        .shared
+        .recorder(CONTROLLER)
+        .publish(&event, &push_secret.object_ref(&()))
+        .await
+    {
+        tracing::warn!(pushsecret = %push_secret.name_any(), %error, "could not publish event");
+    }
+}
