@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use external_secrets_providers::{ClientManager, StoreId};
-use kube::runtime::events::{Recorder, Reporter};
+use k8s_openapi::api::core::v1::ObjectReference;
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 
 use crate::controllers::secret_store::status::Validated;
 use crate::metrics::Metrics;
@@ -93,6 +94,33 @@ impl Context {
                 Recorder::new(self.client.clone(), reporter)
             })
             .clone()
+    }
+
+    /// Publishes an Event about `object` as `component`. A failure to record it is logged and
+    /// otherwise ignored: events are informative, never a reason to fail a sync.
+    pub async fn publish(
+        &self,
+        component: &'static str,
+        object: &ObjectReference,
+        kind: EventType,
+        reason: &str,
+        note: &str,
+        action: &str,
+    ) {
+        let event = Event {
+            type_: kind,
+            reason: reason.to_owned(),
+            note: Some(note.to_owned()),
+            action: action.to_owned(),
+            secondary: None,
+        };
+        if let Err(error) = self.recorder(component).publish(&event, object).await {
+            tracing::warn!(
+                object = object.name.as_deref().unwrap_or_default(),
+                %error,
+                "could not publish event"
+            );
+        }
     }
 
     /// The last validation of `store`, if any.

@@ -392,6 +392,16 @@ impl Metrics {
         }
     }
 
+    /// Counts a finished reconcile of a controller that requeues on success.
+    pub fn reconcile_result<T, E>(&self, controller: &'static str, result: &Result<T, E>) {
+        let label = if result.is_ok() {
+            "requeue_after"
+        } else {
+            "error"
+        };
+        self.reconcile_finished(controller, label);
+    }
+
     /// Counts one finished reconcile with its controller-runtime result label.
     pub fn reconcile_finished(&self, controller: &'static str, result: &'static str) {
         self.reconcile_total

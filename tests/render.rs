@@ -86,11 +86,8 @@ fn quickstart_renders_the_secret_and_reports_the_broken_example() {
 
 #[test]
 fn store_rules_apply_without_a_cluster() {
-    let dir = std::env::temp_dir().join(format!("render-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("input.yaml");
-    std::fs::write(
-        &file,
+    let output = render_text(
+        "rules",
         r#"
 apiVersion: external-secrets.io/v1
 kind: ClusterSecretStore
@@ -124,9 +121,7 @@ spec:
   secretStoreRef: {name: missing}
   data: [{secretKey: key, remoteRef: {key: k}}]
 "#,
-    )
-    .unwrap();
-    let output = render(&file);
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     let secrets = documents(&output);
     assert_eq!(secrets.len(), 1, "stderr: {stderr}");
@@ -141,7 +136,6 @@ spec:
         "stderr: {stderr}"
     );
     assert_eq!(output.status.code(), Some(1));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Writes `manifest` to a fresh file and renders it.

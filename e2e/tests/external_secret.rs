@@ -143,18 +143,28 @@ struct Setup {
 }
 
 impl Setup {
-    async fn start(prefix: &str) -> anyhow::Result<Self> {
+    /// A namespace holding the `fake` SecretStore `store`, and a controller of its own class
+    /// run with `args`.
+    async fn start(prefix: &str, args: &[&str]) -> anyhow::Result<Self> {
         let cluster = TestCluster::connect().await?;
         install_crds(&cluster.client).await?;
         let namespace = TestNamespace::create(&cluster, prefix).await?;
         let class = unique_name("e2e-class");
-        let controller = ControllerProcess::start(&cluster, &class, &[]).await?;
-        Ok(Self {
+        let controller = ControllerProcess::start(&cluster, &class, args).await?;
+        let setup = Self {
             cluster,
             namespace,
             class,
             controller,
-        })
+        };
+        setup
+            .api::<SecretStore>()
+            .create(
+                &PostParams::default(),
+                &secret_store("store", &setup.class, fake_data())?,
+            )
+            .await?;
+        Ok(setup)
     }
 
     fn client(&self) -> Client {
@@ -177,16 +187,9 @@ impl Setup {
 
 #[tokio::test]
 async fn sync_writes_owned_secret_and_repairs_drift() -> anyhow::Result<()> {
-    let setup = Setup::start("es-sync").await?;
-    let stores: Api<SecretStore> = setup.api();
+    let setup = Setup::start("es-sync", &[]).await?;
     let external_secrets: Api<ExternalSecret> = setup.api();
     let secrets: Api<Secret> = setup.api();
-    stores
-        .create(
-            &PostParams::default(),
-            &secret_store("store", &setup.class, fake_data())?,
-        )
-        .await?;
     let spec = json!({
         "target": {"name": "db-credentials"},
         "dataFrom": [{"extract": {"key": "/db/config"}}],
@@ -321,16 +324,9 @@ fn provider_calls(metrics: &str) -> f64 {
 
 #[tokio::test]
 async fn restart_neither_refetches_nor_rewrites() -> anyhow::Result<()> {
-    let mut setup = Setup::start("es-restart").await?;
-    let stores: Api<SecretStore> = setup.api();
+    let mut setup = Setup::start("es-restart", &[]).await?;
     let external_secrets: Api<ExternalSecret> = setup.api();
     let secrets: Api<Secret> = setup.api();
-    stores
-        .create(
-            &PostParams::default(),
-            &secret_store("store", &setup.class, fake_data())?,
-        )
-        .await?;
     for name in ["first", "second", "third"] {
         external_secrets
             .create(
@@ -392,16 +388,10 @@ async fn restart_neither_refetches_nor_rewrites() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn missing_remote_key_retains_or_deletes() -> anyhow::Result<()> {
-    let setup = Setup::start("es-deletion").await?;
+    let setup = Setup::start("es-deletion", &[]).await?;
     let stores: Api<SecretStore> = setup.api();
     let external_secrets: Api<ExternalSecret> = setup.api();
     let secrets: Api<Secret> = setup.api();
-    stores
-        .create(
-            &PostParams::default(),
-            &secret_store("store", &setup.class, fake_data())?,
-        )
-        .await?;
     let retained = json!({"target": {"deletionPolicy": "Retain"}});
     let deleted = json!({"target": {"deletionPolicy": "Delete"}});
     for (name, spec) in [("retained", retained), ("deleted", deleted)] {
@@ -478,16 +468,9 @@ async fn missing_remote_key_retains_or_deletes() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn merge_and_orphan_policies() -> anyhow::Result<()> {
-    let setup = Setup::start("es-policies").await?;
-    let stores: Api<SecretStore> = setup.api();
+    let setup = Setup::start("es-policies", &[]).await?;
     let external_secrets: Api<ExternalSecret> = setup.api();
     let secrets: Api<Secret> = setup.api();
-    stores
-        .create(
-            &PostParams::default(),
-            &secret_store("store", &setup.class, fake_data())?,
-        )
-        .await?;
 
     // Merge into a Secret that does not exist yet: SecretMissing, nothing created.
     let merge = json!({"target": {"name": "shared", "creationPolicy": "Merge"}});
@@ -565,7 +548,7 @@ async fn merge_and_orphan_policies() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn store_access_rules() -> anyhow::Result<()> {
-    let setup = Setup::start("es-access").await?;
+    let setup = Setup::start("es-access", &[]).await?;
     let other = TestNamespace::create(&setup.cluster, "es-access-other").await?;
     let external_secrets: Api<ExternalSecret> = setup.api();
 
@@ -656,62 +639,55 @@ async fn store_access_rules() -> anyhow::Result<()> {
 #[tokio::test]
 async fn namespace_flag_scopes_the_controller() -> anyhow::Result<()> {
     let cluster = TestCluster::connect().await?;
-    install_crds(&cluster.client).await?;
     let watched = TestNamespace::create(&cluster, "es-scoped").await?;
-    let ignored = TestNamespace::create(&cluster, "es-unscoped").await?;
-    let class = unique_name("e2e-class");
-    let controller =
-        ControllerProcess::start(&cluster, &class, &["--namespace", &watched.name]).await?;
-    for namespace in [&watched.name, &ignored.name] {
-        let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), namespace);
-        stores
-            .create(
-                &PostParams::default(),
-                &secret_store("store", &class, fake_data())?,
-            )
-            .await?;
-        let external_secrets: Api<ExternalSecret> =
-            Api::namespaced(cluster.client.clone(), namespace);
-        external_secrets
+    let setup = Setup::start("es-unscoped", &["--namespace", &watched.name]).await?;
+    let stores: Api<SecretStore> = Api::namespaced(setup.client(), &watched.name);
+    stores
+        .create(
+            &PostParams::default(),
+            &secret_store("store", &setup.class, fake_data())?,
+        )
+        .await?;
+    for namespace in [&watched.name, &setup.namespace.name] {
+        Api::<ExternalSecret>::namespaced(setup.client(), namespace)
             .create(
                 &PostParams::default(),
                 &external_secret("scoped", "store", json!({}))?,
             )
             .await?;
     }
-    let in_scope: Api<ExternalSecret> = Api::namespaced(cluster.client.clone(), &watched.name);
-    wait_reason(&in_scope, "scoped", "SecretSynced", &controller).await?;
-    // The other namespace's ExternalSecret and store are never touched.
+    let in_scope: Api<ExternalSecret> = Api::namespaced(setup.client(), &watched.name);
+    wait_reason(&in_scope, "scoped", "SecretSynced", &setup.controller).await?;
+    // The setup namespace is out of scope: its ExternalSecret and store are never touched.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let out_of_scope: Api<ExternalSecret> = Api::namespaced(cluster.client.clone(), &ignored.name);
-    assert!(out_of_scope.get("scoped").await?.status.is_none());
-    let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), &ignored.name);
-    assert!(stores.get("store").await?.status.is_none());
-    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &ignored.name);
-    assert!(is_not_found(&secrets.get("scoped").await.unwrap_err()));
-    controller.stop().await?;
-    ignored.delete().await?;
-    watched.delete().await
+    assert!(
+        setup
+            .api::<ExternalSecret>()
+            .get("scoped")
+            .await?
+            .status
+            .is_none()
+    );
+    assert!(
+        setup
+            .api::<SecretStore>()
+            .get("store")
+            .await?
+            .status
+            .is_none()
+    );
+    assert!(is_not_found(
+        &setup.api::<Secret>().get("scoped").await.unwrap_err()
+    ));
+    watched.delete().await?;
+    setup.finish().await
 }
 
 #[tokio::test]
 async fn identical_reads_are_shared_across_external_secrets() -> anyhow::Result<()> {
-    let cluster = TestCluster::connect().await?;
-    install_crds(&cluster.client).await?;
-    let namespace = TestNamespace::create(&cluster, "es-dedup").await?;
-    let class = unique_name("e2e-class");
     // A long window makes sharing independent of how fast the controller gets to each one.
-    let controller =
-        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "1h"]).await?;
-    let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    stores
-        .create(
-            &PostParams::default(),
-            &secret_store("store", &class, fake_data())?,
-        )
-        .await?;
-    let external_secrets: Api<ExternalSecret> =
-        Api::namespaced(cluster.client.clone(), &namespace.name);
+    let setup = Setup::start("es-dedup", &["--provider-read-dedup-window", "1h"]).await?;
+    let external_secrets: Api<ExternalSecret> = setup.api();
     let names: Vec<String> = (0..5).map(|index| format!("reader-{index}")).collect();
     for name in &names {
         external_secrets
@@ -722,11 +698,10 @@ async fn identical_reads_are_shared_across_external_secrets() -> anyhow::Result<
             .await?;
     }
     for name in &names {
-        wait_reason(&external_secrets, name, "SecretSynced", &controller).await?;
+        wait_reason(&external_secrets, name, "SecretSynced", &setup.controller).await?;
     }
     // Five ExternalSecrets reading the same two keys: two provider reads.
-    let metrics = controller.metrics().await?;
+    let metrics = setup.controller.metrics().await?;
     assert_eq!(provider_calls(&metrics), 2.0, "{metrics}");
-    controller.stop().await?;
-    namespace.delete().await
+    setup.finish().await
 }

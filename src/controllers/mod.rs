@@ -2,5 +2,6 @@
 
 pub mod cluster_external_secret;
 pub mod external_secret;
+pub mod metadata;
 pub mod push_secret;
 pub mod secret_store;

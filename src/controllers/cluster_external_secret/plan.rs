@@ -14,6 +14,7 @@ use kube::core::PartialObjectMeta;
 use kube::{Resource, ResourceExt};
 
 use crate::controllers::external_secret::stores::selector_matches;
+use crate::controllers::metadata::includes;
 
 /// Upstream's annotation forcing a sync, copied from the ClusterExternalSecret to its copies.
 pub const ANNOTATION_FORCE_SYNC: &str = "external-secrets.io/force-sync";
@@ -99,31 +100,7 @@ pub fn desired_external_secret(
 
 /// Whether `existing` already is `desired` (spec, our labels and annotations, owner).
 pub fn is_up_to_date(existing: &ExternalSecret, desired: &ExternalSecret) -> bool {
-    let contains = |have: &Option<BTreeMap<String, String>>,
-                    want: &Option<BTreeMap<String, String>>| {
-        want.iter()
-            .flatten()
-            .all(|(key, value)| have.as_ref().and_then(|h| h.get(key)) == Some(value))
-    };
-    existing.spec == desired.spec
-        && contains(&existing.metadata.labels, &desired.metadata.labels)
-        && contains(
-            &existing.metadata.annotations,
-            &desired.metadata.annotations,
-        )
-        && desired
-            .metadata
-            .owner_references
-            .iter()
-            .flatten()
-            .all(|want| {
-                existing
-                    .metadata
-                    .owner_references
-                    .iter()
-                    .flatten()
-                    .any(|have| have.uid == want.uid && have.controller == Some(true))
-            })
+    existing.spec == desired.spec && includes(&existing.metadata, &desired.metadata)
 }
 
 /// The status after provisioning: upstream's `Ready` condition (True, or False with its

@@ -68,14 +68,7 @@ pub async fn reconcile(
         finalizer::Error::ApplyFailed(error) | finalizer::Error::CleanupFailed(error) => error,
         other => Error::Finalizer(Box::new(other)),
     });
-    metrics.reconcile_finished(
-        CONTROLLER,
-        if result.is_ok() {
-            "requeue_after"
-        } else {
-            "error"
-        },
-    );
+    metrics.reconcile_result(CONTROLLER, &result);
     result
 }
 

@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::runtime::events::{Event, EventType};
+use kube::runtime::events::EventType;
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
@@ -61,14 +61,7 @@ pub async fn reconcile(es: &ExternalSecret, context: &EsContext) -> Result<Actio
         started.elapsed(),
         result.is_err(),
     );
-    metrics.reconcile_finished(
-        CONTROLLER,
-        if result.is_ok() {
-            "requeue_after"
-        } else {
-            "error"
-        },
-    );
+    metrics.reconcile_result(CONTROLLER, &result);
     result.map_err(ReconcileError)
 }
 
@@ -399,19 +392,9 @@ async fn publish(
     reason: &str,
     note: &str,
 ) {
-    let event = Event {
-        type_: kind,
-        reason: reason.to_owned(),
-        note: Some(note.to_owned()),
-        action: "Sync".to_owned(),
-        secondary: None,
-    };
-    if let Err(error) = context
+    let object = es.object_ref(&());
+    context
         .shared
-        .recorder(EVENT_REPORTER)
-        .publish(&event, &es.object_ref(&()))
-        .await
-    {
-        tracing::warn!(externalsecret = %es.name_any(), %error, "could not publish event");
-    }
+        .publish(EVENT_REPORTER, &object, kind, reason, note, "Sync")
+        .await;
 }

@@ -10,6 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 use kube::{Resource, ResourceExt};
 
 use super::hash::data_hash;
+use crate::controllers::metadata::includes;
 
 /// Upstream's label marking Secrets an ExternalSecret manages.
 pub const LABEL_MANAGED: &str = "reconcile.external-secrets.io/managed";
@@ -160,34 +161,8 @@ pub fn is_up_to_date(existing: &Secret, desired: &Secret) -> bool {
         .iter()
         .flatten()
         .all(|(key, value)| existing_data.get(key) == Some(value));
-    let contains = |have: &Option<BTreeMap<String, String>>,
-                    want: &Option<BTreeMap<String, String>>| {
-        want.iter()
-            .flatten()
-            .all(|(key, value)| have.as_ref().and_then(|h| h.get(key)) == Some(value))
-    };
-    let owners_match = desired
-        .metadata
-        .owner_references
-        .iter()
-        .flatten()
-        .all(|want| {
-            existing
-                .metadata
-                .owner_references
-                .iter()
-                .flatten()
-                .any(|have| have.uid == want.uid && have.controller == Some(true))
-        });
     let type_matches = desired.type_.is_none() || desired.type_ == existing.type_;
-    data_matches
-        && contains(&existing.metadata.labels, &desired.metadata.labels)
-        && contains(
-            &existing.metadata.annotations,
-            &desired.metadata.annotations,
-        )
-        && owners_match
-        && type_matches
+    data_matches && includes(&existing.metadata, &desired.metadata) && type_matches
 }
 
 /// Upstream's `isSecretValid`: the target exists, carries the managed label, and its data

@@ -21,7 +21,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{ListParams, Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::runtime::events::{Event, EventType};
+use kube::runtime::events::EventType;
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
@@ -62,14 +62,7 @@ pub async fn reconcile(
     let metrics = &context.shared.metrics;
     let _timer = metrics.reconcile_started(CONTROLLER);
     let result = sync(&push_secret, &context).await;
-    metrics.reconcile_finished(
-        CONTROLLER,
-        if result.is_ok() {
-            "requeue_after"
-        } else {
-            "error"
-        },
-    );
+    metrics.reconcile_result(CONTROLLER, &result);
     result
 }
 
@@ -575,19 +568,9 @@ async fn publish(
     reason: &str,
     note: &str,
 ) {
-    let event = Event {
-        type_: kind,
-        reason: reason.to_owned(),
-        note: Some(note.to_owned()),
-        action: "Push".to_owned(),
-        secondary: None,
-    };
-    if let Err(error) = context
+    let object = push_secret.object_ref(&());
+    context
         .shared
-        .recorder(CONTROLLER)
-        .publish(&event, &push_secret.object_ref(&()))
-        .await
-    {
-        tracing::warn!(pushsecret = %push_secret.name_any(), %error, "could not publish event");
-    }
+        .publish(CONTROLLER, &object, kind, reason, note, "Push")
+        .await;
 }

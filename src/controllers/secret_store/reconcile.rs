@@ -8,7 +8,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::runtime::events::{Event, EventType};
+use kube::runtime::events::EventType;
 use serde_json::json;
 
 use super::Store;
@@ -211,24 +211,22 @@ async fn record<K: Store>(
         return;
     }
     let (warning, reason, message) = outcome.event();
-    let event = Event {
-        type_: if warning {
-            EventType::Warning
-        } else {
-            EventType::Normal
-        },
-        reason: reason.to_owned(),
-        note: Some(message),
-        action: "Validate".to_owned(),
-        secondary: None,
+    let kind = if warning {
+        EventType::Warning
+    } else {
+        EventType::Normal
     };
-    if let Err(error) = context
-        .recorder(K::EVENT_REPORTER)
-        .publish(&event, &store.object_ref(&()))
-        .await
-    {
-        tracing::warn!(store = %store.name_any(), %error, "could not publish event");
-    }
+    let object = store.object_ref(&());
+    context
+        .publish(
+            K::EVENT_REPORTER,
+            &object,
+            kind,
+            reason,
+            &message,
+            "Validate",
+        )
+        .await;
 }
 
 #[cfg(test)]
