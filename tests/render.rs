@@ -64,6 +64,7 @@ fn quickstart_renders_the_secret_and_reports_the_broken_example() {
         ("username", "app"),
         ("password", "demo-password"),
         ("host", "db.demo.svc"),
+        ("dsn", "postgres://app:demo-password@db.demo.svc:5432/app"),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -8,11 +8,11 @@ use base64::Engine as _;
 use external_secrets_crds::v1::{CaProviderType, WebhookProvider};
 
 use super::http::DEFAULT_TIMEOUT;
-use super::template::Template;
 use crate::credentials::{CredentialResolver, Referent};
 use crate::duration::parse_go_duration;
 use crate::error::{ProviderError, Result};
 use crate::store::{StoreId, StoreKind};
+use crate::template::Template;
 
 /// A Secret exposed to the templates under `name`.
 #[derive(Debug, Clone)]

@@ -45,7 +45,6 @@
 mod config;
 mod http;
 mod response;
-pub mod template;
 
 use std::collections::BTreeMap;
 
@@ -55,13 +54,13 @@ use reqwest::Method;
 
 use self::config::WebhookConfig;
 use self::http::{Outcome, Request};
-use self::template::{Template, Value};
-use self::template::{query_escape, string_map};
 use crate::client::{Capabilities, SecretsClient, ValidationResult, not_implemented};
 use crate::credentials::{CredentialResolver, Referent};
 use crate::error::{ErrorKind, ProviderError, Result};
 use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use crate::store::StoreId;
+use crate::template::{Template, Value};
+use crate::template::{query_escape, string_map};
 use crate::value::{SecretMap, SecretValue};
 
 /// The label every Secret used in webhook templates must carry, with value `webhook`.

@@ -18,6 +18,7 @@ pub mod status;
 pub mod stores;
 pub mod sync_window;
 pub mod target;
+pub mod template;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -39,9 +39,9 @@ pub fn field_manager(es: &ExternalSecret) -> String {
 /// Why the target cannot be rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
-    /// A template feature this build does not have yet.
-    #[error("{0}")]
-    Unsupported(String),
+    /// `spec.target.template` failed (upstream's `could not execute template` prefix).
+    #[error("could not execute template: {0}")]
+    Template(String),
 }
 
 /// The Secret to apply: our keys, type, labels and annotations, the owner reference for
@@ -54,25 +54,17 @@ pub fn desired_secret(
     existing: Option<&Secret>,
 ) -> Result<Secret, RenderError> {
     let template = es.spec.target.template.as_ref();
-    if let Some(template) = template {
-        if !template.data.is_empty() {
-            return Err(RenderError::Unsupported(
-                "spec.target.template.data: templating is not supported by this build yet".into(),
-            ));
-        }
-        if !template.template_from.is_empty() {
-            return Err(RenderError::Unsupported(
-                "spec.target.template.templateFrom: templating is not supported by this build yet"
-                    .into(),
-            ));
-        }
-    }
-    let metadata = template.and_then(|t| t.metadata.as_ref());
-    let mut labels: BTreeMap<String, String> =
-        metadata.map(|m| m.labels.clone()).unwrap_or_default();
+    let rendered = match template {
+        Some(template) => super::template::apply(template, data).map_err(RenderError::Template)?,
+        None => super::template::Rendered {
+            data: data.clone(),
+            ..Default::default()
+        },
+    };
+    let data = &rendered.data;
+    let mut labels = rendered.labels.clone();
     labels.insert(LABEL_MANAGED.to_owned(), "true".to_owned());
-    let mut annotations: BTreeMap<String, String> =
-        metadata.map(|m| m.annotations.clone()).unwrap_or_default();
+    let mut annotations = rendered.annotations.clone();
     let resulting = resulting_data(es, data, existing);
     annotations.insert(
         ANNOTATION_DATA_HASH.to_owned(),
@@ -269,12 +261,22 @@ mod tests {
     }
 
     #[test]
-    fn templates_with_data_are_refused_with_the_field_named() {
+    fn templates_render_into_the_secret_and_the_hash() {
         let mut es = es("Owner");
         es.spec.target.template.as_mut().unwrap().data =
-            [("url".to_owned(), "{{ .password }}".to_owned())].into();
+            [("url".to_owned(), "https://u:{{ .password }}@h".to_owned())].into();
+        let secret = desired_secret(&es, &data(), None).unwrap();
+        let written = secret.data.clone().unwrap();
+        assert_eq!(written["url"].0, b"https://u:s3cret@h");
+        assert!(!written.contains_key("password"));
+        assert!(is_valid(Some(&secret), &es));
+        es.spec.target.template.as_mut().unwrap().data =
+            [("url".to_owned(), "{{ .missing }}".to_owned())].into();
         let error = desired_secret(&es, &data(), None).unwrap_err().to_string();
-        assert!(error.starts_with("spec.target.template.data:"), "{error}");
+        assert!(
+            error.starts_with("could not execute template: unable to execute template at key url"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! A small Go `text/template` engine for the webhook's `url`, `headers`, `body` and
-//! `result.jsonPath`, so upstream manifests work unchanged.
+//! A small Go `text/template` engine, so upstream manifests work unchanged: the webhook
+//! provider's `url`, `headers`, `body` and `result.jsonPath`, and ExternalSecret target
+//! templates (`spec.target.template`), which upstream renders with `missingkey=error`.
 //!
 //! Supported subset:
 //! * text with `{{ ... }}` actions, the `{{-` / `-}}` whitespace trim markers, `{{/* comments */}}`;
@@ -23,7 +24,7 @@ mod functions;
 mod lex;
 
 pub use functions::query_escape;
-pub(crate) use functions::string_map;
+pub use functions::string_map;
 
 use functions::call;
 use lex::{Piece, Token, split_actions};
@@ -84,6 +85,13 @@ impl Value {
 #[derive(Debug, Clone)]
 pub struct Template {
     nodes: Vec<Node>,
+    missing_key_error: bool,
+}
+
+/// What rendering sees: the data and Go's `missingkey` option.
+struct Scope<'a> {
+    data: &'a Value,
+    missing_key_error: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -122,15 +130,29 @@ impl Template {
         let mut position = 0;
         let (nodes, terminator) = parse_nodes(&actions, &mut position)?;
         match terminator {
-            None => Ok(Self { nodes }),
+            None => Ok(Self {
+                nodes,
+                missing_key_error: false,
+            }),
             Some(keyword) => Err(format!("unexpected {{{{{keyword}}}}}")),
         }
     }
 
+    /// Go's `Option("missingkey=error")`: reading a missing map key fails instead of
+    /// printing `<no value>` (upstream's ExternalSecret templates are strict).
+    pub fn with_missing_key_error(mut self) -> Self {
+        self.missing_key_error = true;
+        self
+    }
+
     /// Renders the template with `data` as `.`.
     pub fn render(&self, data: &Value) -> Result<String, String> {
+        let scope = Scope {
+            data,
+            missing_key_error: self.missing_key_error,
+        };
         let mut out = String::new();
-        render_nodes(&self.nodes, data, &mut out)?;
+        render_nodes(&self.nodes, &scope, &mut out)?;
         Ok(out)
     }
 }
@@ -297,25 +319,25 @@ fn field_chain(base: Base, tokens: &[(Token, bool)], position: &mut usize) -> Te
     Term::Field { base, path }
 }
 
-fn render_nodes(nodes: &[Node], data: &Value, out: &mut String) -> Result<(), String> {
+fn render_nodes(nodes: &[Node], scope: &Scope<'_>, out: &mut String) -> Result<(), String> {
     for node in nodes {
         match node {
             Node::Text(text) => out.push_str(text),
-            Node::Output(pipeline) => out.push_str(&evaluate(pipeline, data)?.render()),
+            Node::Output(pipeline) => out.push_str(&evaluate(pipeline, scope)?.render()),
             Node::If {
                 branches,
                 otherwise,
             } => {
                 let mut taken = false;
                 for (condition, body) in branches {
-                    if evaluate(condition, data)?.is_true() {
-                        render_nodes(body, data, out)?;
+                    if evaluate(condition, scope)?.is_true() {
+                        render_nodes(body, scope, out)?;
                         taken = true;
                         break;
                     }
                 }
                 if !taken {
-                    render_nodes(otherwise, data, out)?;
+                    render_nodes(otherwise, scope, out)?;
                 }
             }
         }
@@ -323,40 +345,46 @@ fn render_nodes(nodes: &[Node], data: &Value, out: &mut String) -> Result<(), St
     Ok(())
 }
 
-fn evaluate(pipeline: &Pipeline, data: &Value) -> Result<Value, String> {
+fn evaluate(pipeline: &Pipeline, scope: &Scope<'_>) -> Result<Value, String> {
     let mut previous: Option<Value> = None;
     for Command(terms) in &pipeline.0 {
         let mut arguments = Vec::with_capacity(terms.len());
         for term in &terms[1..] {
-            arguments.push(evaluate_term(term, data)?);
+            arguments.push(evaluate_term(term, scope)?);
         }
         arguments.extend(previous.take());
         previous = Some(match &terms[0] {
             Term::Function(name) => call(name, arguments)?,
-            term if arguments.is_empty() => evaluate_term(term, data)?,
+            term if arguments.is_empty() => evaluate_term(term, scope)?,
             _ => return Err("can't give argument to non-function".to_owned()),
         });
     }
     Ok(previous.unwrap_or(Value::Missing))
 }
 
-fn evaluate_term(term: &Term, data: &Value) -> Result<Value, String> {
+fn evaluate_term(term: &Term, scope: &Scope<'_>) -> Result<Value, String> {
     match term {
         Term::Literal(value) => Ok(value.clone()),
         Term::Function(name) => call(name, Vec::new()),
         Term::Field { base, path } => match base {
-            Base::Root => walk(data, path),
-            Base::Pipeline(pipeline) => walk(&evaluate(pipeline, data)?, path),
+            Base::Root => walk(scope.data, path, scope.missing_key_error),
+            Base::Pipeline(pipeline) => {
+                walk(&evaluate(pipeline, scope)?, path, scope.missing_key_error)
+            }
         },
     }
 }
 
-/// Follows `path` from `value`; a missing key yields [`Value::Missing`], as in Go.
-fn walk(mut value: &Value, path: &[String]) -> Result<Value, String> {
+/// Follows `path` from `value`; a missing key yields [`Value::Missing`], as in Go, or an
+/// error naming the key under `missingkey=error`.
+fn walk(mut value: &Value, path: &[String], missing_key_error: bool) -> Result<Value, String> {
     for name in path {
         value = match value {
             Value::Map(entries) => match entries.get(name) {
                 Some(child) => child,
+                None if missing_key_error => {
+                    return Err(format!("map has no entry for key {name:?}"));
+                }
                 None => return Ok(Value::Missing),
             },
             Value::Missing | Value::Nil => return Ok(Value::Missing),

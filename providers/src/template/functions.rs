@@ -310,7 +310,7 @@ pub fn query_escape(text: &str) -> String {
 }
 
 /// Builds a template map from string pairs.
-pub(crate) fn string_map<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> Value {
+pub fn string_map<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> Value {
     Value::Map(
         pairs
             .into_iter()
