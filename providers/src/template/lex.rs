@@ -8,6 +8,10 @@ use super::Value;
 pub(super) enum Token {
     Dot,
     Root,
+    Variable(String),
+    Declare,
+    Assign,
+    Comma,
     Field(String),
     Ident(String),
     Literal(Value),
@@ -136,11 +140,24 @@ fn lex(content: &str) -> Result<Vec<(Token, bool)>, String> {
             }
             '$' => {
                 let (name, end) = take_ident(index + 1);
-                if !name.is_empty() {
-                    return Err(format!("variables (${name}) are not supported"));
-                }
                 index = end.max(index + 1);
-                Token::Root
+                if name.is_empty() {
+                    Token::Root
+                } else {
+                    Token::Variable(name)
+                }
+            }
+            ':' if characters.get(index + 1) == Some(&'=') => {
+                index += 2;
+                Token::Declare
+            }
+            '=' => {
+                index += 1;
+                Token::Assign
+            }
+            ',' => {
+                index += 1;
+                Token::Comma
             }
             '"' => {
                 let (text, end) = lex_quoted(&characters, index)?;
@@ -177,7 +194,6 @@ fn lex(content: &str) -> Result<Vec<(Token, bool)>, String> {
                     _ => Token::Ident(name),
                 }
             }
-            ':' | '=' => return Err("variable assignment is not supported".to_owned()),
             other => return Err(format!("unexpected {other:?} in action")),
         };
         tokens.push((token, spaced));

@@ -7,7 +7,8 @@
 //! * fields `.a.b`, `.` and `$` (the data root), `$.a.b`, and fields of a parenthesised pipeline;
 //! * string (`"..."` with Go escapes, `` `raw` ``), integer, `true`/`false` and `nil` literals;
 //! * pipelines `a | f x` (the left value becomes the last argument), nested `( ... )`;
-//! * `if` / `else if` / `else` / `end` (no `range`, `with`, variables or `define`);
+//! * `if` / `else if` / `else`, `range` over maps (keys sorted, `$k, $v :=`, `else`), `with`
+//!   (and `else`), variables (`$x := ...`, `$x = ...`, `$x.field`; no `define`/`template`);
 //! * functions — Go builtins: `print`, `printf` (`%s %v %d %q %%`), `println`, `urlquery`,
 //!   `index`, `len`, `eq`, `ne`, `and`, `or`, `not`; sprig: `b64enc`, `b64dec`, `upper`, `lower`,
 //!   `trim`, `trimPrefix`, `trimSuffix`, `replace`, `quote`, `squote`, `default`, `empty`,
@@ -88,10 +89,22 @@ pub struct Template {
     missing_key_error: bool,
 }
 
-/// What rendering sees: the data and Go's `missingkey` option.
-struct Scope<'a> {
-    data: &'a Value,
+/// What rendering sees: dot, the variables in scope (`$` first) and Go's `missingkey`.
+struct Scope {
+    dot: Value,
+    variables: Vec<(String, Value)>,
     missing_key_error: bool,
+}
+
+impl Scope {
+    fn variable(&self, name: &str) -> Result<Value, String> {
+        self.variables
+            .iter()
+            .rev()
+            .find(|(candidate, _)| candidate == name)
+            .map(|(_, value)| value.clone())
+            .ok_or_else(|| format!("undefined variable: ${name}"))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -100,6 +113,25 @@ enum Node {
     Output(Pipeline),
     If {
         branches: Vec<(Pipeline, Vec<Node>)>,
+        otherwise: Vec<Node>,
+    },
+    /// `$name := pipeline` (declare) or `$name = pipeline` (assign).
+    Variable {
+        name: String,
+        declare: bool,
+        pipeline: Pipeline,
+    },
+    Range {
+        key: Option<String>,
+        value: Option<String>,
+        pipeline: Pipeline,
+        body: Vec<Node>,
+        otherwise: Vec<Node>,
+    },
+    With {
+        variable: Option<String>,
+        pipeline: Pipeline,
+        body: Vec<Node>,
         otherwise: Vec<Node>,
     },
 }
@@ -119,7 +151,8 @@ enum Term {
 
 #[derive(Debug, Clone)]
 enum Base {
-    Root,
+    Dot,
+    Variable(String),
     Pipeline(Box<Pipeline>),
 }
 
@@ -147,12 +180,13 @@ impl Template {
 
     /// Renders the template with `data` as `.`.
     pub fn render(&self, data: &Value) -> Result<String, String> {
-        let scope = Scope {
-            data,
+        let mut scope = Scope {
+            dot: data.clone(),
+            variables: vec![(String::new(), data.clone())],
             missing_key_error: self.missing_key_error,
         };
         let mut out = String::new();
-        render_nodes(&self.nodes, &scope, &mut out)?;
+        render_nodes(&self.nodes, &mut scope, &mut out)?;
         Ok(out)
     }
 }
@@ -179,13 +213,28 @@ fn parse_nodes(
             Some(Token::Ident(keyword)) if keyword == "if" => {
                 nodes.push(parse_if(&tokens[1..], pieces, position)?);
             }
+            Some(Token::Ident(keyword)) if keyword == "range" || keyword == "with" => {
+                nodes.push(parse_block(keyword, &tokens[1..], pieces, position)?);
+            }
             Some(Token::Ident(keyword))
                 if matches!(
                     keyword.as_str(),
-                    "range" | "with" | "define" | "template" | "block" | "break" | "continue"
+                    "define" | "template" | "block" | "break" | "continue"
                 ) =>
             {
                 return Err(format!("{{{{{keyword}}}}} is not supported"));
+            }
+            Some(Token::Variable(name))
+                if matches!(
+                    tokens.get(1).map(|(token, _)| token),
+                    Some(Token::Declare | Token::Assign)
+                ) =>
+            {
+                nodes.push(Node::Variable {
+                    name: name.clone(),
+                    declare: tokens[1].0 == Token::Declare,
+                    pipeline: parse_pipeline(&tokens[2..])?,
+                });
             }
             None => return Err("missing value for command".to_owned()),
             Some(_) => nodes.push(Node::Output(parse_pipeline(tokens)?)),
@@ -242,6 +291,58 @@ fn parse_if(
     }
 }
 
+/// `range` and `with`: an optional `$k, $v :=` (range) or `$v :=` declaration, the pipeline,
+/// the body, an optional `else` body, `end`.
+fn parse_block(
+    keyword: &str,
+    tokens: &[(Token, bool)],
+    pieces: &[Piece],
+    position: &mut usize,
+) -> Result<Node, String> {
+    let (variables, rest) = match tokens {
+        [
+            (Token::Variable(key), _),
+            (Token::Comma, _),
+            (Token::Variable(value), _),
+            (Token::Declare, _),
+            rest @ ..,
+        ] if keyword == "range" => ((Some(key.clone()), Some(value.clone())), rest),
+        [(Token::Variable(value), _), (Token::Declare, _), rest @ ..] => {
+            ((None, Some(value.clone())), rest)
+        }
+        _ => ((None, None), tokens),
+    };
+    let pipeline = parse_pipeline(rest)?;
+    let (body, terminator) = parse_nodes(pieces, position)?;
+    let otherwise = match terminator.as_deref() {
+        Some("end") => Vec::new(),
+        Some("else") => {
+            let (otherwise, terminator) = parse_nodes(pieces, position)?;
+            if terminator.as_deref() != Some("end") {
+                return Err("expected {{end}} after {{else}}".to_owned());
+            }
+            otherwise
+        }
+        _ => return Err("unexpected EOF: missing {{end}}".to_owned()),
+    };
+    Ok(if keyword == "range" {
+        Node::Range {
+            key: variables.0,
+            value: variables.1,
+            pipeline,
+            body,
+            otherwise,
+        }
+    } else {
+        Node::With {
+            variable: variables.1,
+            pipeline,
+            body,
+            otherwise,
+        }
+    })
+}
+
 fn parse_pipeline(tokens: &[(Token, bool)]) -> Result<Pipeline, String> {
     let mut position = 0;
     let pipeline = parse_pipeline_at(tokens, &mut position)?;
@@ -272,10 +373,14 @@ fn parse_pipeline_at(tokens: &[(Token, bool)], position: &mut usize) -> Result<P
         }
         *position += 1;
         let term = match token {
-            Token::Dot => field_chain(Base::Root, tokens, position),
-            Token::Root => field_chain(Base::Root, tokens, position),
+            Token::Dot => field_chain(Base::Dot, tokens, position),
+            Token::Root => field_chain(Base::Variable(String::new()), tokens, position),
+            Token::Variable(name) => field_chain(Base::Variable(name.clone()), tokens, position),
+            Token::Declare | Token::Assign | Token::Comma => {
+                return Err("unexpected declaration or comma in command".to_owned());
+            }
             Token::Field(name) => {
-                let mut term = field_chain(Base::Root, tokens, position);
+                let mut term = field_chain(Base::Dot, tokens, position);
                 if let Term::Field { path, .. } = &mut term {
                     path.insert(0, name.clone());
                 }
@@ -319,7 +424,7 @@ fn field_chain(base: Base, tokens: &[(Token, bool)], position: &mut usize) -> Te
     Term::Field { base, path }
 }
 
-fn render_nodes(nodes: &[Node], scope: &Scope<'_>, out: &mut String) -> Result<(), String> {
+fn render_nodes(nodes: &[Node], scope: &mut Scope, out: &mut String) -> Result<(), String> {
     for node in nodes {
         match node {
             Node::Text(text) => out.push_str(text),
@@ -331,13 +436,75 @@ fn render_nodes(nodes: &[Node], scope: &Scope<'_>, out: &mut String) -> Result<(
                 let mut taken = false;
                 for (condition, body) in branches {
                     if evaluate(condition, scope)?.is_true() {
-                        render_nodes(body, scope, out)?;
+                        render_block(body, scope, out)?;
                         taken = true;
                         break;
                     }
                 }
                 if !taken {
-                    render_nodes(otherwise, scope, out)?;
+                    render_block(otherwise, scope, out)?;
+                }
+            }
+            Node::Variable {
+                name,
+                declare,
+                pipeline,
+            } => {
+                let value = evaluate(pipeline, scope)?;
+                if *declare {
+                    scope.variables.push((name.clone(), value));
+                } else {
+                    let slot = scope
+                        .variables
+                        .iter_mut()
+                        .rev()
+                        .find(|(candidate, _)| candidate == name)
+                        .ok_or_else(|| format!("undefined variable: ${name}"))?;
+                    slot.1 = value;
+                }
+            }
+            Node::Range {
+                key,
+                value,
+                pipeline,
+                body,
+                otherwise,
+            } => {
+                let entries = match evaluate(pipeline, scope)? {
+                    Value::Map(entries) => entries,
+                    Value::Missing | Value::Nil => BTreeMap::new(),
+                    _ => return Err("range can't iterate over a non-map value".to_owned()),
+                };
+                if entries.is_empty() {
+                    render_block(otherwise, scope, out)?;
+                }
+                for (entry_key, entry_value) in entries {
+                    let mut bindings = Vec::new();
+                    if let Some(name) = key {
+                        bindings.push((name.clone(), Value::Str(entry_key)));
+                    }
+                    if let Some(name) = value {
+                        bindings.push((name.clone(), entry_value.clone()));
+                    }
+                    render_with_dot(body, entry_value, bindings, scope, out)?;
+                }
+            }
+            Node::With {
+                variable,
+                pipeline,
+                body,
+                otherwise,
+            } => {
+                let value = evaluate(pipeline, scope)?;
+                if value.is_true() {
+                    // `with $x := p` binds $x as well as dot.
+                    let bindings = variable
+                        .iter()
+                        .map(|name| (name.clone(), value.clone()))
+                        .collect();
+                    render_with_dot(body, value, bindings, scope, out)?;
+                } else {
+                    render_block(otherwise, scope, out)?;
                 }
             }
         }
@@ -345,7 +512,32 @@ fn render_nodes(nodes: &[Node], scope: &Scope<'_>, out: &mut String) -> Result<(
     Ok(())
 }
 
-fn evaluate(pipeline: &Pipeline, scope: &Scope<'_>) -> Result<Value, String> {
+/// Renders a nested block: variables it declares end with it, as in Go.
+fn render_block(nodes: &[Node], scope: &mut Scope, out: &mut String) -> Result<(), String> {
+    let depth = scope.variables.len();
+    let result = render_nodes(nodes, scope, out);
+    scope.variables.truncate(depth);
+    result
+}
+
+/// Renders `nodes` with `dot` as `.` and `bindings` declared, restoring both afterwards.
+fn render_with_dot(
+    nodes: &[Node],
+    dot: Value,
+    bindings: Vec<(String, Value)>,
+    scope: &mut Scope,
+    out: &mut String,
+) -> Result<(), String> {
+    let depth = scope.variables.len();
+    scope.variables.extend(bindings);
+    let outer = std::mem::replace(&mut scope.dot, dot);
+    let result = render_nodes(nodes, scope, out);
+    scope.dot = outer;
+    scope.variables.truncate(depth);
+    result
+}
+
+fn evaluate(pipeline: &Pipeline, scope: &Scope) -> Result<Value, String> {
     let mut previous: Option<Value> = None;
     for Command(terms) in &pipeline.0 {
         let mut arguments = Vec::with_capacity(terms.len());
@@ -362,12 +554,13 @@ fn evaluate(pipeline: &Pipeline, scope: &Scope<'_>) -> Result<Value, String> {
     Ok(previous.unwrap_or(Value::Missing))
 }
 
-fn evaluate_term(term: &Term, scope: &Scope<'_>) -> Result<Value, String> {
+fn evaluate_term(term: &Term, scope: &Scope) -> Result<Value, String> {
     match term {
         Term::Literal(value) => Ok(value.clone()),
         Term::Function(name) => call(name, Vec::new()),
         Term::Field { base, path } => match base {
-            Base::Root => walk(scope.data, path, scope.missing_key_error),
+            Base::Dot => walk(&scope.dot, path, scope.missing_key_error),
+            Base::Variable(name) => walk(&scope.variable(name)?, path, scope.missing_key_error),
             Base::Pipeline(pipeline) => {
                 walk(&evaluate(pipeline, scope)?, path, scope.missing_key_error)
             }

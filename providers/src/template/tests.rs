@@ -131,8 +131,8 @@ fn parse_errors_are_reported_without_data() {
         ("{{ nope .a }}", "function \"nope\" not defined"),
         ("{{ if .a }}x", "unexpected EOF: missing {{end}}"),
         ("{{ end }}", "unexpected {{end}}"),
-        ("{{ range .a }}{{ end }}", "{{range}} is not supported"),
-        ("{{ $x := 1 }}", "variables ($x) are not supported"),
+        ("{{ define \"x\" }}{{ end }}", "{{define}} is not supported"),
+        ("{{ range .a }}", "unexpected EOF: missing {{end}}"),
         ("{{ .a .b }}", "can't give argument to non-function"),
         ("{{ }}", "missing value for command"),
         ("{{ \"x }}", "unclosed action"),
@@ -147,4 +147,51 @@ fn parse_errors_are_reported_without_data() {
 #[test]
 fn query_escape_matches_go() {
     assert_eq!(query_escape("a b&c=d/é~"), "a+b%26c%3Dd%2F%C3%A9~");
+}
+
+#[test]
+fn range_with_and_variables_follow_go() {
+    let secrets = Value::Map(BTreeMap::from([(
+        "data".to_owned(),
+        string_map([("b", "2".to_owned()), ("a", "1".to_owned())]),
+    )]));
+    let run = |source: &str| Template::parse(source)?.render(&secrets);
+    // Keys in sorted order, as Go ranges over maps.
+    assert_eq!(
+        run("{{ range $k, $v := .data }}{{ $k }}={{ $v }};{{ end }}").unwrap(),
+        "a=1;b=2;"
+    );
+    assert_eq!(
+        run("{{ range .data }}[{{ . }}]{{ end }}").unwrap(),
+        "[1][2]"
+    );
+    assert_eq!(
+        run("{{ range .missing }}x{{ else }}empty{{ end }}").unwrap(),
+        "empty"
+    );
+    // Variables: declared, reassigned, scoped to their block; `$` is the root.
+    assert_eq!(
+        run("{{ $n := \"x\" }}{{ range .data }}{{ $n = . }}{{ end }}{{ $n }}").unwrap(),
+        "2"
+    );
+    assert_eq!(
+        run("{{ with .data }}{{ .a }}-{{ $.data.b }}{{ end }}").unwrap(),
+        "1-2"
+    );
+    assert_eq!(
+        run("{{ with $d := .data.a }}{{ $d }}{{ else }}none{{ end }}").unwrap(),
+        "1"
+    );
+    assert_eq!(
+        run("{{ with .nothing }}x{{ else }}none{{ end }}").unwrap(),
+        "none"
+    );
+    assert_eq!(
+        run("{{ if true }}{{ $inner := 1 }}{{ end }}{{ $inner }}").unwrap_err(),
+        "undefined variable: $inner"
+    );
+    assert_eq!(
+        run("{{ range .data.a }}{{ end }}").unwrap_err(),
+        "range can't iterate over a non-map value"
+    );
 }

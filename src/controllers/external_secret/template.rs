@@ -144,6 +144,7 @@ mod tests {
                 "dsn": "postgres://{{ .user }}:{{ .password }}@db:5432/app",
                 "decoded": "{{ .encoded | b64dec }}",
                 "config.yaml": "user: {{ .user | quote }}\n",
+                "keys": "{{ range $k, $v := . }}{{ $k }};{{ end }}",
             }})),
             &data(),
         )
@@ -151,6 +152,7 @@ mod tests {
         assert_eq!(text(&rendered, "dsn"), "postgres://app:p@ss@db:5432/app");
         assert_eq!(text(&rendered, "decoded"), "hello");
         assert_eq!(text(&rendered, "config.yaml"), "user: \"app\"\n");
+        assert_eq!(text(&rendered, "keys"), "encoded;password;user;");
         assert!(
             !rendered.data.contains_key("password"),
             "Replace drops provider keys"
