@@ -6,6 +6,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use external_secrets_crds::v1::{ClusterSecretStore, SecretStore};
 use external_secrets_providers::credentials::KubeSecretSource;
+use external_secrets_providers::rate_limit::RateLimit;
 use external_secrets_providers::{ClientManager, ManagerSettings};
 use futures::FutureExt;
 use tokio::sync::watch;
@@ -155,7 +156,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
 /// The context the controllers share.
 pub fn build_context(client: kube::Client, metrics: Arc<Metrics>, args: &RunArgs) -> Context {
     let source = Arc::new(KubeSecretSource::new(client.clone()));
-    let clients = Arc::new(ClientManager::new(source, ManagerSettings::default()));
+    let manager_settings = ManagerSettings {
+        rate_limit: RateLimit::new(args.provider_qps, args.provider_burst).unwrap_or_default(),
+        ..ManagerSettings::default()
+    };
+    let clients = Arc::new(ClientManager::new(source, manager_settings));
     let settings = Settings {
         controller_class: args.controller_class.clone(),
         store_requeue_interval: args.store_requeue_interval,

@@ -4,4 +4,5 @@
 //! loopback API server (`loopback-apiserver`) started once per test process. Nothing in the
 //! tests may rely on loopback-only behaviour unless it says so and starts its own server.
 
+pub mod bench;
 pub mod harness;

@@ -70,6 +70,13 @@ pub struct RunArgs {
     /// than the window. `0s` turns sharing off. Not an upstream flag.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub provider_read_dedup_window: Duration,
+    /// Calls per second toward each store's provider (a token bucket per store, shared by
+    /// all controllers; calls wait rather than fail). Not an upstream flag.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub provider_qps: u32,
+    /// Burst of calls toward each store's provider above `--provider-qps`.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub provider_burst: u32,
     /// The number of concurrent reconciles per controller.
     #[arg(long, default_value_t = 1)]
     pub concurrent: u16,

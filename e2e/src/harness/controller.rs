@@ -71,6 +71,11 @@ impl ControllerProcess {
         http_get(self.metrics_addr, "/metrics").await
     }
 
+    /// The operating-system process id, while it runs (benchmarks read /proc with it).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// The process's log so far, for failure messages.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log_path).unwrap_or_default()
