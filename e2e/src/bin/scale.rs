@@ -213,7 +213,7 @@ async fn run(
             ratio: Some(provider_calls(&ready_page) / (3 * count) as f64),
         },
         Figure {
-            name: "provider calls after restart, incl. one refresh".into(),
+            name: "provider calls after restart, into the first refresh".into(),
             value: provider_calls(&steady_page),
             unit: "",
             ratio: None,

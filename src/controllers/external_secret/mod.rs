@@ -54,6 +54,7 @@ pub async fn run(
         watcher::Config::default(),
     )
     .default_backoff()
+    .modify(forget_managed_fields)
     .reflect(secret_store_writer)
     .applied_objects();
     let (cluster_store_reader, cluster_store_writer) = reflector::store();
@@ -62,6 +63,7 @@ pub async fn run(
         watcher::Config::default(),
     )
     .default_backoff()
+    .modify(forget_managed_fields)
     .reflect(cluster_store_writer)
     .applied_objects();
     let managed_secrets = watcher(
@@ -80,11 +82,17 @@ pub async fn run(
         cluster_stores_enabled,
         reads: SharedReads::new(settings.provider_read_dedup_window),
     });
-    let controller = Controller::new(
+    // The watch cache holds every ExternalSecret: without managedFields, which nothing reads.
+    let (external_secrets, external_secret_writer) = reflector::store();
+    let watched = watcher(
         settings.scoped_api::<ExternalSecret>(client),
         watcher::Config::default(),
-    );
-    let external_secrets = controller.store();
+    )
+    .default_backoff()
+    .modify(forget_managed_fields)
+    .reflect(external_secret_writer)
+    .applied_objects();
+    let controller = Controller::for_stream(watched, external_secrets.clone());
     let by_store = external_secrets.clone();
     let by_cluster_store = external_secrets.clone();
     tracing::info!(controller = CONTROLLER, "starting controller");
@@ -123,6 +131,12 @@ pub async fn run(
         })
         .await;
     tracing::info!(controller = CONTROLLER, "controller stopped");
+}
+
+/// Drops `metadata.managedFields` from a cached object: it is a large share of each object
+/// and no reconcile reads it from the cache.
+fn forget_managed_fields<K: kube::Resource>(object: &mut K) {
+    object.meta_mut().managed_fields = None;
 }
 
 /// Backs off 5 s for temporary errors (kube's controller retries per object); permanent ones
