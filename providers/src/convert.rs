@@ -11,7 +11,7 @@ use k8s_openapi::api::core::v1::Secret;
 
 use crate::request::{
     ConversionStrategy, DecodingStrategy, Find, FindName, MetadataPolicy, PushRemoteRef,
-    PushRequest, RemoteRef,
+    PushRequest, RemoteRef, SourceMetadata,
 };
 use crate::value::{SecretMap, SecretValue};
 
@@ -89,10 +89,21 @@ impl PushRequest {
     pub fn from_push_data(data: &PushSecretData, secret_data: SecretMap) -> Self {
         Self {
             secret_data,
+            source_metadata: SourceMetadata::default(),
             secret_key: non_empty(data.r#match.secret_key.as_ref()),
             remote_ref: PushRemoteRef::from(&data.r#match.remote_ref),
             metadata: data.metadata.clone(),
         }
+    }
+}
+
+/// The labels, annotations and type of a source Secret, for
+/// [`PushRequest::with_source_metadata`].
+pub fn source_metadata(secret: &Secret) -> SourceMetadata {
+    SourceMetadata {
+        labels: secret.metadata.labels.clone().unwrap_or_default(),
+        annotations: secret.metadata.annotations.clone().unwrap_or_default(),
+        secret_type: non_empty(secret.type_.as_ref()),
     }
 }
 

@@ -12,7 +12,8 @@
 //!   is what controllers use: registry, cache, rate limit and retries together.
 //! * [`template`]: the Go `text/template` subset shared by the webhook provider and
 //!   ExternalSecret target templates.
-//! * One module per backend, each behind its cargo feature: [`fake`], [`webhook`].
+//! * One module per backend, each behind its cargo feature: [`fake`], [`kubernetes`],
+//!   [`webhook`].
 
 pub mod cache;
 pub mod client;
@@ -22,6 +23,8 @@ pub mod duration;
 pub mod error;
 #[cfg(feature = "fake")]
 pub mod fake;
+#[cfg(feature = "kubernetes")]
+pub mod kubernetes;
 pub mod manager;
 pub mod property;
 pub mod rate_limit;

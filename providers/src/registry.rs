@@ -208,10 +208,10 @@ impl<'a> Backend<'a> {
     /// What stores of this backend can do (upstream's `Provider.Capabilities`).
     pub fn capabilities(&self) -> Result<Capabilities> {
         match self {
-            Backend::Fake(_) | Backend::Webhook(_) => {
+            Backend::Fake(_) | Backend::Webhook(_) | Backend::Kubernetes(_) => {
                 self.available().map(|()| Capabilities::ReadWrite)
             }
-            Backend::Kubernetes(_) | Backend::Unimplemented(_) => Err(self.unavailable()),
+            Backend::Unimplemented(_) => Err(self.unavailable()),
         }
     }
 
@@ -230,6 +230,8 @@ impl<'a> Backend<'a> {
             Backend::Fake(spec) => crate::fake::validate_store(spec),
             #[cfg(feature = "webhook")]
             Backend::Webhook(spec) => crate::webhook::validate_store(spec, store),
+            #[cfg(feature = "kubernetes")]
+            Backend::Kubernetes(spec) => crate::kubernetes::validate_store(spec, store),
             _ => Err(self.unavailable()),
         }
     }
@@ -240,6 +242,8 @@ impl<'a> Backend<'a> {
             Backend::Fake(_) => Ok(()),
             #[cfg(feature = "webhook")]
             Backend::Webhook(_) => Ok(()),
+            #[cfg(feature = "kubernetes")]
+            Backend::Kubernetes(_) => Ok(()),
             _ => Err(self.unavailable()),
         }
     }
@@ -252,7 +256,7 @@ impl<'a> Backend<'a> {
             Backend::Kubernetes(_) => cfg!(feature = "kubernetes"),
             Backend::Unimplemented(_) => true,
         };
-        let implemented = !matches!(self, Backend::Kubernetes(_) | Backend::Unimplemented(_));
+        let implemented = !matches!(self, Backend::Unimplemented(_));
         let name = self.name();
         if implemented && !compiled_in {
             ProviderError::unsupported(format!("provider {name:?} is not compiled in"))
@@ -307,6 +311,10 @@ impl Registry {
             #[cfg(feature = "webhook")]
             Backend::Webhook(spec) => Ok(Arc::new(
                 crate::webhook::WebhookClient::new(spec, credentials).await?,
+            )),
+            #[cfg(feature = "kubernetes")]
+            Backend::Kubernetes(spec) => Ok(Arc::new(
+                crate::kubernetes::KubernetesClient::new(spec, credentials).await?,
             )),
             other => Err(other.unavailable()),
         }

@@ -108,7 +108,10 @@ async fn unimplemented_providers_are_permanently_unsupported() {
             .capabilities()
             .is_err()
     );
+}
 
+#[tokio::test]
+async fn a_kubernetes_store_without_auth_is_a_configuration_error_or_not_compiled_in() {
     let kubernetes = secret_store(SecretStoreProvider {
         kubernetes: Some(Box::default()),
         ..SecretStoreProvider::default()
@@ -118,10 +121,15 @@ async fn unimplemented_providers_are_permanently_unsupported() {
         .await
         .err()
         .unwrap();
-    assert_eq!(
-        error.message(),
-        r#"provider "kubernetes" is not supported by this build"#
-    );
+    if cfg!(feature = "kubernetes") {
+        assert_eq!(error.message(), "no auth provider given");
+        assert_eq!(error.kind(), ErrorKind::InvalidConfig);
+    } else {
+        assert_eq!(
+            error.message(),
+            r#"provider "kubernetes" is not compiled in"#
+        );
+    }
 }
 
 #[cfg(feature = "fake")]

@@ -138,11 +138,25 @@ impl PushRemoteRef {
     }
 }
 
+/// What a push target may copy from the source Secret besides its data (the kubernetes provider
+/// copies labels, annotations and type, as upstream does).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceMetadata {
+    /// The source Secret's labels.
+    pub labels: BTreeMap<String, String>,
+    /// The source Secret's annotations.
+    pub annotations: BTreeMap<String, String>,
+    /// The source Secret's `type`, if set.
+    pub secret_type: Option<String>,
+}
+
 /// One value to push: the source Secret's data plus upstream's `PushSecretData`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PushRequest {
     /// All data of the source Kubernetes Secret.
     pub secret_data: SecretMap,
+    /// Labels, annotations and type of the source Secret (empty when the caller has none).
+    pub source_metadata: SourceMetadata,
     /// The key of `secret_data` to push; `None` pushes the whole Secret as a JSON object.
     pub secret_key: Option<String>,
     /// Where to push.
@@ -160,10 +174,18 @@ impl PushRequest {
     ) -> Self {
         Self {
             secret_data,
+            source_metadata: SourceMetadata::default(),
             secret_key: Some(secret_key.into()),
             remote_ref: PushRemoteRef::new(remote_key),
             metadata: None,
         }
+    }
+
+    /// The same request carrying the source Secret's labels, annotations and type.
+    #[must_use]
+    pub fn with_source_metadata(mut self, source_metadata: SourceMetadata) -> Self {
+        self.source_metadata = source_metadata;
+        self
     }
 
     /// The bytes to push, as upstream extracts them: the selected key's value, or with no key the

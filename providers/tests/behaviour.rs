@@ -6,7 +6,7 @@
 
 mod support;
 
-use external_secrets_providers::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
+use external_secrets_providers::request::{Find, PushRequest, RemoteRef};
 use external_secrets_providers::{Capabilities, ErrorKind, SecretValue, ValidationResult};
 
 const JSON: &str = r#"{"user":"admin","pass":"s3cret"}"#;
@@ -15,25 +15,36 @@ fn text(value: SecretValue) -> String {
     String::from_utf8(value.into_bytes()).unwrap()
 }
 
-fn push(remote_key: &str, value: &str) -> PushRequest {
-    PushRequest::single(
-        [("source".to_owned(), SecretValue::from(value))].into(),
-        "source",
-        remote_key,
-    )
+/// Pushes `value` where `harness` keeps the suite's secret `remote_key`.
+fn push(harness: &dyn support::Harness, remote_key: &str, value: &str) -> PushRequest {
+    PushRequest {
+        remote_ref: harness.push_ref(remote_key),
+        ..PushRequest::single(
+            [("source".to_owned(), SecretValue::from(value))].into(),
+            "source",
+            remote_key,
+        )
+    }
 }
 
 #[tokio::test]
 async fn at_least_one_provider_is_tested_when_any_is_compiled() {
     let count = support::harnesses().await.len();
-    assert_eq!(count > 0, cfg!(any(feature = "fake", feature = "webhook")));
+    assert_eq!(
+        count > 0,
+        cfg!(any(
+            feature = "fake",
+            feature = "webhook",
+            feature = "kubernetes"
+        ))
+    );
 }
 
 #[tokio::test]
 async fn get_existing_secret() {
     for harness in support::harnesses().await {
         let client = harness.client(&[("db-password", "hunter2")]).await;
-        let value = client.get_secret(&RemoteRef::new("db-password")).await;
+        let value = client.get_secret(&harness.value_ref("db-password")).await;
         assert_eq!(text(value.unwrap()), "hunter2", "{}", harness.name());
     }
 }
@@ -43,7 +54,7 @@ async fn get_missing_secret_is_not_found() {
     for harness in support::harnesses().await {
         let client = harness.client(&[("present", "x")]).await;
         let error = client
-            .get_secret(&RemoteRef::new("absent"))
+            .get_secret(&harness.value_ref("absent"))
             .await
             .unwrap_err();
         assert_eq!(
@@ -104,8 +115,8 @@ async fn find_by_name_regexp() {
             assert_eq!(
                 found,
                 [
-                    ("db-one".to_owned(), "1".to_owned()),
-                    ("db-two".to_owned(), "2".to_owned())
+                    ("db-one".to_owned(), harness.found_value("1")),
+                    ("db-two".to_owned(), harness.found_value("2"))
                 ],
                 "{}",
                 harness.name()
@@ -122,9 +133,19 @@ async fn find_by_name_regexp() {
 async fn push_then_get() {
     for harness in support::harnesses().await {
         let client = harness.client(&[]).await;
-        client.push_secret(&push("pushed", "first")).await.unwrap();
-        client.push_secret(&push("pushed", "second")).await.unwrap();
-        let value = client.get_secret(&RemoteRef::new("pushed")).await.unwrap();
+        let harness = harness.as_ref();
+        client
+            .push_secret(&push(harness, "pushed", "first"))
+            .await
+            .unwrap();
+        client
+            .push_secret(&push(harness, "pushed", "second"))
+            .await
+            .unwrap();
+        let value = client
+            .get_secret(&harness.value_ref("pushed"))
+            .await
+            .unwrap();
         assert_eq!(text(value), "second", "{}", harness.name());
     }
 }
@@ -136,19 +157,23 @@ async fn delete_then_not_found() {
             continue;
         }
         let client = harness.client(&[]).await;
-        client.push_secret(&push("doomed", "v")).await.unwrap();
+        let harness = harness.as_ref();
         client
-            .delete_secret(&PushRemoteRef::new("doomed"))
+            .push_secret(&push(harness, "doomed", "v"))
+            .await
+            .unwrap();
+        client
+            .delete_secret(&harness.push_ref("doomed"))
             .await
             .unwrap();
         let error = client
-            .get_secret(&RemoteRef::new("doomed"))
+            .get_secret(&harness.value_ref("doomed"))
             .await
             .unwrap_err();
         assert!(error.is_not_found(), "{}: {error}", harness.name());
         // Deleting what is already gone succeeds.
         client
-            .delete_secret(&PushRemoteRef::new("doomed"))
+            .delete_secret(&harness.push_ref("doomed"))
             .await
             .unwrap();
     }
@@ -160,16 +185,15 @@ async fn secret_exists() {
         let client = harness.client(&[("seeded", "v")]).await;
         let exists = |key: &'static str| {
             let client = client.clone();
-            async move {
-                client
-                    .secret_exists(&PushRemoteRef::new(key))
-                    .await
-                    .unwrap()
-            }
+            let remote_ref = harness.push_ref(key);
+            async move { client.secret_exists(&remote_ref).await.unwrap() }
         };
         assert!(exists("seeded").await, "{}", harness.name());
         assert!(!exists("pushed").await, "{}", harness.name());
-        client.push_secret(&push("pushed", "v")).await.unwrap();
+        client
+            .push_secret(&push(harness.as_ref(), "pushed", "v"))
+            .await
+            .unwrap();
         assert!(exists("pushed").await, "{}", harness.name());
     }
 }

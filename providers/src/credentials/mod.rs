@@ -14,13 +14,20 @@
 //! [`KubeSecretSource`] is the real one. A missing Secret or key is an `InvalidConfig` error that
 //! is temporary (the Secret may be created later) and never `NotFound`, which would make the
 //! ExternalSecret's deletionPolicy delete the target.
+//!
+//! The same rules apply to ServiceAccounts a store authenticates as
+//! ([`CredentialResolver::service_account_token`]): the token is requested (TokenRequest) from
+//! the operator's own cluster, for a ServiceAccount in the namespace the rules give.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret, ServiceAccount};
 use kube::Api;
+use kube::api::PostParams;
 
 use crate::error::{ErrorKind, ProviderError, Result};
 use crate::store::{StoreId, StoreKind};
@@ -39,6 +46,15 @@ pub struct KubeSecret {
     pub data: SecretMap,
 }
 
+/// A short-lived ServiceAccount token (TokenRequest), for providers that authenticate as one.
+#[derive(Debug, Clone)]
+pub struct ServiceAccountToken {
+    /// The bearer token (redacted when formatted).
+    pub token: SecretValue,
+    /// How long the token is valid from when it was issued, as the API server granted it.
+    pub lifetime: Duration,
+}
+
 /// Reads Secrets and ConfigMaps; `Ok(None)` when the object does not exist.
 #[async_trait]
 pub trait SecretSource: Send + Sync {
@@ -51,6 +67,21 @@ pub trait SecretSource: Send + Sync {
         namespace: &str,
         name: &str,
     ) -> Result<Option<BTreeMap<String, String>>>;
+
+    /// A token of ServiceAccount `namespace/name` for `audiences` (none: the API server's
+    /// default), valid for about `lifetime`. Sources without a cluster cannot issue tokens.
+    async fn service_account_token(
+        &self,
+        namespace: &str,
+        name: &str,
+        audiences: &[String],
+        lifetime: Duration,
+    ) -> Result<ServiceAccountToken> {
+        let _ = (namespace, audiences, lifetime);
+        Err(ProviderError::unsupported(format!(
+            "cannot create service account token: {name:?}: this credential source has no cluster"
+        )))
+    }
 }
 
 /// Whether a ClusterSecretStore reference without a namespace may fall back to the caller's.
@@ -167,6 +198,22 @@ impl CredentialResolver {
         data.remove(key)
             .ok_or_else(|| missing(format!("cannot find configmap data for key: {key:?}")))
     }
+
+    /// A token of ServiceAccount `name`, in the namespace the rules give (`namespace` as
+    /// written in the store), for `audiences`.
+    pub async fn service_account_token(
+        &self,
+        name: &str,
+        namespace: Option<&str>,
+        audiences: &[String],
+        lifetime: Duration,
+        referent: Referent,
+    ) -> Result<ServiceAccountToken> {
+        let namespace = self.namespace_for(namespace, referent)?;
+        self.source
+            .service_account_token(&namespace, name, audiences, lifetime)
+            .await
+    }
 }
 
 /// A reference to something that does not exist (yet): a configuration error worth retrying.
@@ -217,6 +264,56 @@ impl SecretSource for KubeSecretSource {
             .await
             .map_err(|error| map_kube_error(error, "configmap", namespace, name))?;
         Ok(config_map.map(|config_map| config_map.data.unwrap_or_default()))
+    }
+
+    async fn service_account_token(
+        &self,
+        namespace: &str,
+        name: &str,
+        audiences: &[String],
+        lifetime: Duration,
+    ) -> Result<ServiceAccountToken> {
+        let requested = i64::try_from(lifetime.as_secs()).unwrap_or(i64::MAX);
+        let request = TokenRequest {
+            spec: TokenRequestSpec {
+                audiences: audiences.to_vec(),
+                expiration_seconds: Some(requested),
+                bound_object_ref: None,
+            },
+            ..TokenRequest::default()
+        };
+        let api: Api<ServiceAccount> = Api::namespaced(self.client.clone(), namespace);
+        let response = api
+            .create_token_request(name, &PostParams::default(), &request)
+            .await
+            .map_err(|error| map_token_error(error, namespace, name))?;
+        let token = response
+            .status
+            .map(|status| status.token)
+            .filter(|token| !token.is_empty())
+            .ok_or_else(|| {
+                ProviderError::invalid_data(format!(
+                    "cannot create service account token: {name:?}: the response has no token"
+                ))
+            })?;
+        let granted = response.spec.expiration_seconds.unwrap_or(requested);
+        Ok(ServiceAccountToken {
+            token: SecretValue::from(token),
+            lifetime: Duration::from_secs(u64::try_from(granted).unwrap_or_default()),
+        })
+    }
+}
+
+/// Maps a failed TokenRequest: a missing ServiceAccount is a configuration error worth retrying
+/// (it may be created later), never `NotFound`.
+fn map_token_error(error: kube::Error, namespace: &str, name: &str) -> ProviderError {
+    match &error {
+        kube::Error::Api(status) if status.code == 404 => missing(format!(
+            "cannot create service account token: service account {name:?} not found in \
+             namespace {namespace:?}"
+        )),
+        _ => map_kube_error(error, "service account", namespace, name)
+            .context("cannot create service account token"),
     }
 }
 

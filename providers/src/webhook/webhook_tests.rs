@@ -418,6 +418,7 @@ fn push_request(secret_key: Option<&str>) -> PushRequest {
         secret_key: secret_key.map(str::to_owned),
         remote_ref: PushRemoteRef::new("testkey"),
         metadata: None,
+        ..PushRequest::default()
     }
 }
 

@@ -1,13 +1,17 @@
 //! Harnesses for the behaviour suite: one per compiled provider, each serving its client from a
-//! real server (in-process for `fake`, a local HTTP server for `webhook`).
+//! real server (in-process for `fake`, a local HTTP server for `webhook`, a loopback Kubernetes
+//! API server for `kubernetes`).
 //!
 //! Adding a provider: implement [`Harness`] (build a store whose backend holds the seed data,
-//! say which optional operations the backend offers) and add it to [`harnesses`].
+//! say which optional operations the backend offers and, where the provider addresses values
+//! differently, how the suite's keys map to its references) and add it to [`harnesses`].
 
 #![allow(dead_code)]
 
 #[cfg(feature = "fake")]
 mod fake;
+#[cfg(feature = "kubernetes")]
+pub mod kubernetes;
 #[cfg(feature = "webhook")]
 mod webhook_server;
 
@@ -16,6 +20,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use external_secrets_crds::v1::{SecretStore, SecretStoreProvider, SecretStoreSpec};
 use external_secrets_providers::credentials::{MemorySecretSource, SecretSource};
+use external_secrets_providers::request::{PushRemoteRef, RemoteRef};
 use external_secrets_providers::{ClientManager, ManagerSettings, SharedClient, StoreRef};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -40,6 +45,21 @@ pub trait Harness: Send + Sync {
     /// What the backend offers beyond the mandatory operations.
     fn features(&self) -> Features;
 
+    /// Where the provider reads the suite's secret `key` as one value (most: the key itself).
+    fn value_ref(&self, key: &str) -> RemoteRef {
+        RemoteRef::new(key)
+    }
+
+    /// Where the provider pushes the suite's secret `key` (most: the key itself).
+    fn push_ref(&self, key: &str) -> PushRemoteRef {
+        PushRemoteRef::new(key)
+    }
+
+    /// How a seeded `value` comes back from a find (most: unchanged).
+    fn found_value(&self, value: &str) -> String {
+        value.to_owned()
+    }
+
     /// A client whose backend holds `seed` (key, value) and nothing else.
     async fn client(&self, seed: &[(&str, &str)]) -> SharedClient;
 }
@@ -53,6 +73,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(fake::FakeHarness));
     #[cfg(feature = "webhook")]
     all.push(Box::new(webhook_server::WebhookHarness::start().await));
+    #[cfg(feature = "kubernetes")]
+    all.push(Box::new(kubernetes::KubernetesHarness::start().await));
     all
 }
 
@@ -76,7 +98,14 @@ pub fn secret_store(name: &str, provider: SecretStoreProvider) -> SecretStore {
 
 /// A client of `store` through the whole stack controllers use (registry, cache, limits).
 pub async fn client_for(store: &SecretStore, source: Arc<MemorySecretSource>) -> SharedClient {
-    let source: Arc<dyn SecretSource> = source;
+    client_with_source(store, source).await
+}
+
+/// Like [`client_for`], with any credential source.
+pub async fn client_with_source(
+    store: &SecretStore,
+    source: Arc<dyn SecretSource>,
+) -> SharedClient {
     let manager = ClientManager::new(source, ManagerSettings::default());
     manager
         .client(&StoreRef::from(store), Some(NAMESPACE))

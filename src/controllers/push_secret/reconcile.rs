@@ -13,6 +13,7 @@ use external_secrets_crds::v1alpha1::{
     PushSecret, PushSecretDeletionPolicy, PushSecretStatus, PushSecretStatusCondition,
     PushSecretUpdatePolicy,
 };
+use external_secrets_providers::convert::source_metadata;
 use external_secrets_providers::duration::parse_go_duration;
 use external_secrets_providers::request::{PushRemoteRef, PushRequest};
 use external_secrets_providers::{SecretMap, SecretValue, SharedClient};
@@ -332,6 +333,7 @@ async fn push(
         .flatten()
         .map(|(key, value)| (key.clone(), value.0.clone()))
         .collect();
+    let metadata = source_metadata(secret);
     for (store_key, store) in stores {
         let client = client(context, store, &namespace).await?;
         let entries = synced.entry(store_key.clone()).or_default();
@@ -352,7 +354,8 @@ async fn push(
                 .into_iter()
                 .map(|(key, value)| (key, SecretValue::new(value)))
                 .collect();
-            let request = PushRequest::from_push_data(data, secret_data);
+            let request = PushRequest::from_push_data(data, secret_data)
+                .with_source_metadata(metadata.clone());
             if push_secret.spec.update_policy == PushSecretUpdatePolicy::IfNotExists {
                 let exists = client
                     .secret_exists(&request.remote_ref)
