@@ -9,6 +9,7 @@ use external_secrets_providers::{ClientManager, StoreId};
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 
+use crate::controllers::backoff::FailureBackoff;
 use crate::controllers::secret_store::status::Validated;
 use crate::metrics::Metrics;
 
@@ -58,6 +59,8 @@ pub struct Context {
     /// Command-line settings.
     pub settings: Settings,
     validations: Mutex<HashMap<StoreId, Validated>>,
+    /// Retry delays of ExternalSecrets, PushSecrets and ClusterExternalSecrets that keep failing.
+    pub backoff: FailureBackoff,
 }
 
 impl Context {
@@ -75,6 +78,7 @@ impl Context {
             metrics,
             settings,
             validations: Mutex::default(),
+            backoff: FailureBackoff::default(),
         }
     }
 

@@ -361,6 +361,19 @@ impl Metrics {
         }
     }
 
+    /// Drops every series of a deleted ExternalSecret, as upstream does, so dashboards and alerts
+    /// do not keep reporting objects that no longer exist.
+    pub fn remove_external_secret(&self, name: &str, namespace: &str) {
+        let labels = StoreLabels {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+        };
+        self.external_secret_duration.remove(&labels);
+        self.sync_calls.remove(&labels);
+        self.sync_errors.remove(&labels);
+        remove_condition(&self.external_secret_condition, name, namespace, "Ready");
+    }
+
     /// Sets an ExternalSecret's condition gauge (1 for the current status, 0 for the other).
     pub fn set_external_secret_condition(&self, name: &str, namespace: &str, status: &str) {
         set_condition(
@@ -514,5 +527,28 @@ mod tests {
                 "no help for {name}"
             );
         }
+    }
+
+    #[test]
+    fn a_deleted_external_secret_leaves_no_series() {
+        let metrics = Metrics::default();
+        for name in ["db", "api"] {
+            metrics.record_sync(name, "team-a", std::time::Duration::from_millis(1), true);
+            metrics.set_external_secret_condition(name, "team-a", "True");
+        }
+        metrics.remove_external_secret("db", "team-a");
+        let text = metrics.encode();
+        let series = |name: &str| {
+            text.lines()
+                .filter(|line| line.starts_with("externalsecret_"))
+                .filter(|line| line.contains(&format!("name=\"{name}\"")))
+                .count()
+        };
+        assert_eq!(series("db"), 0, "in\n{text}");
+        assert_eq!(
+            series("api"),
+            5,
+            "the other ExternalSecret keeps its series\n{text}"
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! The reconcilers the operator runs, one module per kind.
 
+pub mod backoff;
 pub mod cluster_external_secret;
 pub mod external_secret;
 pub mod metadata;

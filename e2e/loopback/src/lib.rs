@@ -21,6 +21,7 @@
 
 mod apply;
 mod builtin;
+mod counters;
 mod crd;
 mod discovery;
 mod errors;
@@ -45,9 +46,11 @@ mod validation;
 mod watch;
 mod write;
 
+pub use counters::RequestKey;
 pub use tokens::TokenIssuer;
 
 use anyhow::Context;
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -201,6 +204,12 @@ impl LoopbackServer {
     /// The ServiceAccount token issuer (for checking tokens, or the OIDC issuer name).
     pub fn token_issuer(&self) -> &TokenIssuer {
         &self.server.issuer
+    }
+
+    /// Requests answered so far, by client (User-Agent), verb and resource: what a process
+    /// under test asked of the server.
+    pub fn request_counts(&self) -> BTreeMap<RequestKey, u64> {
+        self.server.counters.snapshot()
     }
 
     /// A kube client for this server, built from its kubeconfig.

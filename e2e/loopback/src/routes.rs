@@ -31,6 +31,14 @@ const MAX_BODY: usize = 64 * 1024 * 1024;
 pub(crate) async fn handle(server: Arc<Server>, request: Request<Incoming>) -> Response<Body> {
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
+    let agent = request
+        .headers()
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    server
+        .counters
+        .count(&method, &path, request.uri().query(), agent);
     let response = match serve(server, request).await {
         Ok(response) => response,
         Err(error) => error_response(&error),

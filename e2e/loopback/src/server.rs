@@ -1,6 +1,7 @@
 //! The HTTP(S) side: accepting connections (plain or TLS), serving HTTP/1.1 with hyper,
 //! bearer-token authentication, and shutting everything down.
 
+use crate::counters::RequestCounters;
 use crate::errors::{ApiError, ApiResult};
 use crate::routes;
 use crate::state::State;
@@ -28,6 +29,8 @@ pub(crate) struct Server {
     pub bookmark_interval: Duration,
     /// Flips to true at shutdown; watches end.
     pub shutdown: watch::Receiver<bool>,
+    /// Requests answered, by client, verb and resource.
+    pub counters: RequestCounters,
 }
 
 impl Server {
@@ -48,6 +51,7 @@ impl Server {
             address,
             bookmark_interval,
             shutdown,
+            counters: RequestCounters::default(),
         }
     }
 

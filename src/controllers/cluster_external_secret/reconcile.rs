@@ -57,6 +57,7 @@ pub async fn reconcile(
     let metrics = &context.shared.metrics;
     let _timer = metrics.reconcile_started(CONTROLLER);
     let api: Api<ClusterExternalSecret> = Api::all(context.shared.client.clone());
+    let subject = Arc::clone(&ces);
     let result = finalizer::finalizer(&api, FINALIZER, ces, |event| async {
         match event {
             Event::Apply(ces) => apply(&ces, &context).await,
@@ -69,6 +70,9 @@ pub async fn reconcile(
         other => Error::Finalizer(Box::new(other)),
     });
     metrics.reconcile_result(CONTROLLER, &result);
+    if result.is_ok() {
+        context.shared.backoff.forget(&*subject);
+    }
     result
 }
 
@@ -214,8 +218,12 @@ async fn cleanup(ces: &ClusterExternalSecret, context: &CesContext) -> Result<Ac
     Ok(Action::await_change())
 }
 
-/// Failed namespaces and API errors retry with backoff.
-pub fn error_policy(_: Arc<ClusterExternalSecret>, error: &Error, _: Arc<CesContext>) -> Action {
+/// Failed namespaces and API errors retry with per-object exponential backoff.
+pub fn error_policy(
+    ces: Arc<ClusterExternalSecret>,
+    error: &Error,
+    context: Arc<CesContext>,
+) -> Action {
     tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
-    Action::requeue(Duration::from_secs(5))
+    Action::requeue(context.shared.backoff.failed(&*ces))
 }

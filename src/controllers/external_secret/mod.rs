@@ -21,7 +21,6 @@ pub mod target;
 pub mod template;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use external_secrets_crds::v1::{
     ClusterSecretStore, ExternalSecret, SecretStore, SecretStoreRefKind,
@@ -48,6 +47,7 @@ pub async fn run(
 ) {
     let client = context.client.clone();
     let settings = context.settings.clone();
+    let forget = Arc::clone(&context);
     let (secret_store_reader, secret_store_writer) = reflector::store();
     let secret_stores = watcher(
         settings.scoped_api::<SecretStore>(client.clone()),
@@ -91,6 +91,11 @@ pub async fn run(
     .default_backoff()
     .modify(forget_managed_fields)
     .reflect(external_secret_writer)
+    .inspect(move |event| {
+        if let Ok(watcher::Event::Delete(es)) = event {
+            forget_deleted(es, &forget);
+        }
+    })
     .applied_objects();
     let controller = Controller::for_stream(watched, external_secrets.clone());
     let by_store = external_secrets.clone();
@@ -133,6 +138,14 @@ pub async fn run(
     tracing::info!(controller = CONTROLLER, "controller stopped");
 }
 
+/// Drops the metric series and retry state of a deleted ExternalSecret.
+fn forget_deleted(es: &ExternalSecret, context: &Context) {
+    context
+        .metrics
+        .remove_external_secret(&es.name_any(), &es.namespace().unwrap_or_default());
+    context.backoff.forget(es);
+}
+
 /// Drops `metadata.managedFields` from a cached object: it is a large share of each object
 /// and no reconcile reads it from the cache.
 fn forget_managed_fields<K: kube::Resource>(object: &mut K) {
@@ -141,8 +154,12 @@ fn forget_managed_fields<K: kube::Resource>(object: &mut K) {
 
 /// Backs off 5 s for temporary errors (kube's controller retries per object); permanent ones
 /// wait for a change.
-fn error_policy(_: Arc<ExternalSecret>, error: &ReconcileError, _: Arc<EsContext>) -> Action {
-    reconcile::error_policy(error, Duration::from_secs(5))
+fn error_policy(
+    es: Arc<ExternalSecret>,
+    error: &ReconcileError,
+    context: Arc<EsContext>,
+) -> Action {
+    reconcile::error_policy(&es, error, &context.shared.backoff)
 }
 
 /// The ExternalSecrets reading from the store `kind`/`name` (in `namespace` for a

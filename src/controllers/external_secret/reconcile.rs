@@ -25,6 +25,7 @@ use super::status::{self, Ready, Synced};
 use super::stores::{Stores, kind_and_name};
 use super::target::{self, SecretData};
 use crate::context::{Context, FIELD_MANAGER};
+use crate::controllers::backoff::FailureBackoff;
 
 /// The controller's name in metrics and logs.
 pub const CONTROLLER: &str = "externalsecret";
@@ -62,13 +63,20 @@ pub async fn reconcile(es: &ExternalSecret, context: &EsContext) -> Result<Actio
         result.is_err(),
     );
     metrics.reconcile_result(CONTROLLER, &result);
+    if result.is_ok() {
+        context.shared.backoff.forget(es);
+    }
     result.map_err(ReconcileError)
 }
 
 /// Temporary errors back off; permanent ones (bad spec) wait for a change of the object.
-pub fn error_policy(error: &ReconcileError, attempt_backoff: Duration) -> Action {
+pub fn error_policy(
+    es: &ExternalSecret,
+    error: &ReconcileError,
+    backoff: &FailureBackoff,
+) -> Action {
     if error.0.is_temporary() {
-        Action::requeue(attempt_backoff)
+        Action::requeue(backoff.failed(es))
     } else {
         Action::await_change()
     }

@@ -64,13 +64,20 @@ pub async fn reconcile(
     let _timer = metrics.reconcile_started(CONTROLLER);
     let result = sync(&push_secret, &context).await;
     metrics.reconcile_result(CONTROLLER, &result);
+    if result.is_ok() {
+        context.shared.backoff.forget(&*push_secret);
+    }
     result
 }
 
-/// Retries failures with backoff (a Secret or store may appear).
-pub fn error_policy(_: Arc<PushSecret>, error: &Error, _: Arc<PsContext>) -> Action {
+/// Retries failures with per-object exponential backoff (a Secret or store may appear).
+pub fn error_policy(
+    push_secret: Arc<PushSecret>,
+    error: &Error,
+    context: Arc<PsContext>,
+) -> Action {
     tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
-    Action::requeue(Duration::from_secs(5))
+    Action::requeue(context.shared.backoff.failed(&*push_secret))
 }
 
 async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, Error> {

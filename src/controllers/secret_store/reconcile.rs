@@ -15,6 +15,7 @@ use super::Store;
 use super::error::Error;
 use super::status::{self, CONDITION_READY, Outcome, Validated};
 use crate::context::{Context, FIELD_MANAGER};
+use crate::controllers::backoff;
 
 /// Reconciles one store, recording the controller-runtime metrics around it.
 pub async fn reconcile<K: Store>(store: &K, context: &Context) -> Result<Action, Error> {
@@ -49,7 +50,7 @@ pub fn error_policy<K: Store>(store: &K, error: &Error, context: &Context) -> Ac
         let failures = context
             .last_validation(&store.store_ref().id)
             .map_or(1, |validated| validated.failures);
-        Action::requeue(status::backoff(failures))
+        Action::requeue(backoff::delay(failures))
     } else {
         Action::await_change()
     }
@@ -93,7 +94,7 @@ async fn reconcile_store<K: Store>(store: &K, context: &Context) -> Result<Actio
         _ => 0,
     };
     let due = match &error {
-        Some(error) if error.is_temporary() => now + status::backoff(failures),
+        Some(error) if error.is_temporary() => now + backoff::delay(failures),
         _ => now + interval,
     };
     let previous = store.status();

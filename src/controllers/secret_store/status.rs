@@ -171,13 +171,6 @@ pub fn with_jitter(interval: Duration, random_fraction: f64) -> Duration {
     interval + interval.mul_f64(0.1 * random_fraction.clamp(0.0, 1.0))
 }
 
-/// Per-object exponential backoff after `failures` consecutive temporary failures:
-/// 1s doubling up to 5 minutes.
-pub fn backoff(failures: u32) -> Duration {
-    let seconds = 1u64 << failures.saturating_sub(1).min(9);
-    Duration::from_secs(seconds.min(300))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,14 +288,10 @@ mod tests {
     }
 
     #[test]
-    fn jitter_and_backoff_are_bounded() {
+    fn jitter_is_bounded() {
         let base = Duration::from_secs(100);
         assert_eq!(with_jitter(base, 0.0), base);
         assert_eq!(with_jitter(base, 1.0), Duration::from_secs(110));
         assert_eq!(with_jitter(base, 7.0), Duration::from_secs(110));
-        assert_eq!(backoff(1), Duration::from_secs(1));
-        assert_eq!(backoff(2), Duration::from_secs(2));
-        assert_eq!(backoff(5), Duration::from_secs(16));
-        assert_eq!(backoff(50), Duration::from_secs(300));
     }
 }
