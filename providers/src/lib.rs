@@ -10,8 +10,6 @@
 //!   ([`retry`]) to every call.
 //! * [`registry::Registry`] builds a backend client from a store; [`manager::ClientManager`]
 //!   is what controllers use: registry, cache, rate limit and retries together.
-//! * [`template`]: the Go `text/template` subset shared by the webhook provider and
-//!   ExternalSecret target templates.
 //! * One module per backend, each behind its cargo feature: [`fake`], [`kubernetes`],
 //!   [`webhook`].
 
@@ -33,7 +31,6 @@ pub mod request;
 pub mod resilient;
 pub mod retry;
 pub mod store;
-pub mod template;
 pub mod value;
 #[cfg(feature = "webhook")]
 pub mod webhook;

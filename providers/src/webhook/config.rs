@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use external_secrets_crds::v1::{CaProviderType, WebhookProvider};
+use external_secrets_template::{MissingKey, Options, Template};
 
 use super::http::DEFAULT_TIMEOUT;
 use crate::credentials::{CredentialResolver, Referent};
 use crate::duration::parse_go_duration;
 use crate::error::{ProviderError, Result};
 use crate::store::{StoreId, StoreKind};
-use crate::template::Template;
 
 /// A Secret exposed to the templates under `name`.
 #[derive(Debug, Clone)]
@@ -57,9 +57,15 @@ impl WebhookConfig {
                 "ntlm authentication of the webhook provider is not supported by this build",
             ));
         }
+        // Upstream's webhook templates keep Go's default: a missing key prints `<no value>`.
+        let options = Options {
+            missing_key: MissingKey::Default,
+            ..Options::default()
+        };
         let template = |what: &str, source: &str| {
-            Template::parse(source).map_err(|error| {
-                ProviderError::invalid_config(format!("failed to parse {what}: {error}"))
+            Template::parse(what, source, &options).map_err(|error| {
+                let message = error.message();
+                ProviderError::invalid_config(format!("failed to parse {what}: {message}"))
             })
         };
         let method = match spec.method.as_deref().filter(|method| !method.is_empty()) {

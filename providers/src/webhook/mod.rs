@@ -2,8 +2,9 @@
 //!
 //! Behaviour follows upstream's generic webhook provider:
 //!
-//! * `url`, `headers`, `body` and `result.jsonPath` are Go templates (see [`template`] for the
-//!   supported subset). Reads see `.remoteRef.key`, `.remoteRef.version`, `.remoteRef.property`
+//! * `url`, `headers`, `body` and `result.jsonPath` are Go templates with upstream's function
+//!   map (the `external-secrets-template` engine), where a missing key prints `<no value>` as
+//!   upstream's webhook templates do. Reads see `.remoteRef.key`, `.remoteRef.version`, `.remoteRef.property`
 //!   (query-escaped in the URL, raw elsewhere) and `.remoteRef.namespace` (the namespace of the
 //!   object using the store). Pushes see `.remoteRef.remoteKey`, `.remoteRef.secretKey` and the
 //!   value itself under `.remoteRef.<remoteKey>`.
@@ -50,6 +51,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use external_secrets_crds::v1::WebhookProvider;
+use external_secrets_template::{Data, Template, query_escape};
 use reqwest::Method;
 
 use self::config::WebhookConfig;
@@ -59,8 +61,6 @@ use crate::credentials::{CredentialResolver, Referent};
 use crate::error::{ErrorKind, ProviderError, Result};
 use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use crate::store::StoreId;
-use crate::template::{Template, Value};
-use crate::template::{query_escape, string_map};
 use crate::value::{SecretMap, SecretValue};
 
 /// The label every Secret used in webhook templates must carry, with value `webhook`.
@@ -96,8 +96,8 @@ impl WebhookClient {
     }
 
     /// The `secrets` of the store as template values, label-checked.
-    async fn template_secrets(&self) -> Result<BTreeMap<String, Value>> {
-        let mut values: BTreeMap<String, Value> = BTreeMap::new();
+    async fn template_secrets(&self) -> Result<BTreeMap<String, Data>> {
+        let mut values: BTreeMap<String, Data> = BTreeMap::new();
         for secret in &self.config.secrets {
             let found = self
                 .credentials
@@ -119,11 +119,10 @@ impl WebhookClient {
             }
             let entry = values
                 .entry(secret.name.clone())
-                .or_insert_with(|| Value::Map(BTreeMap::new()));
-            if let Value::Map(entries) = entry {
+                .or_insert_with(|| Data::Map(BTreeMap::new()));
+            if let Data::Map(entries) = entry {
                 for (key, value) in found.data {
-                    let text = String::from_utf8_lossy(value.expose()).into_owned();
-                    entries.insert(key, Value::Str(text));
+                    entries.insert(key, Data::String(value.expose().to_vec()));
                 }
             }
         }
@@ -131,38 +130,44 @@ impl WebhookClient {
     }
 
     /// Template data for a read: `(escaped for the URL, raw)`.
-    async fn read_data(&self, remote_ref: &RemoteRef) -> Result<(Value, Value)> {
+    async fn read_data(&self, remote_ref: &RemoteRef) -> Result<(Data, Data)> {
         let secrets = self.template_secrets().await?;
         let namespace = self
             .credentials
             .caller_namespace()
             .unwrap_or_default()
             .to_owned();
-        let fields = |escape: fn(&str) -> String| {
-            string_map([
-                ("key", escape(&remote_ref.key)),
+        let fields = |escape: fn(&[u8]) -> Vec<u8>| {
+            Data::strings([
+                ("key", escape(remote_ref.key.as_bytes())),
                 (
                     "version",
-                    escape(remote_ref.version.as_deref().unwrap_or_default()),
+                    escape(remote_ref.version.as_deref().unwrap_or_default().as_bytes()),
                 ),
                 (
                     "property",
-                    escape(remote_ref.property.as_deref().unwrap_or_default()),
+                    escape(
+                        remote_ref
+                            .property
+                            .as_deref()
+                            .unwrap_or_default()
+                            .as_bytes(),
+                    ),
                 ),
-                ("namespace", namespace.clone()),
+                ("namespace", namespace.clone().into_bytes()),
             ])
         };
         Ok((
-            with_secrets(fields(query_escape), &secrets),
-            with_secrets(fields(str::to_owned), &secrets),
+            with_secrets(fields(escaped), &secrets),
+            with_secrets(fields(<[u8]>::to_vec), &secrets),
         ))
     }
 
     /// Renders and sends a read, returning the body of a 2xx answer.
-    async fn fetch(&self, remote_ref: &RemoteRef) -> Result<(Vec<u8>, Value)> {
+    async fn fetch(&self, remote_ref: &RemoteRef) -> Result<(Vec<u8>, Data)> {
         let (escaped, raw) = self.read_data(remote_ref).await?;
         let body = match &self.config.body {
-            Some(body) => render("body", body, &raw)?.into_bytes(),
+            Some(body) => render(body, &raw)?,
             None => Vec::new(),
         };
         let method = self.config.method.clone().unwrap_or(Method::GET);
@@ -176,16 +181,16 @@ impl WebhookClient {
     fn request(
         &self,
         method: Method,
-        escaped: &Value,
-        raw: &Value,
+        escaped: &Data,
+        raw: &Data,
         body: Vec<u8>,
     ) -> Result<Request> {
-        let url = render("url", &self.config.url, escaped)?;
+        let url = render_text(&self.config.url, escaped)?;
         let headers = self
             .config
             .headers
             .iter()
-            .map(|(name, value)| Ok((name.clone(), render(&format!("header {name}"), value, raw)?)))
+            .map(|(name, value)| Ok((name.clone(), render_text(value, raw)?)))
             .collect::<Result<_>>()?;
         Ok(Request {
             method,
@@ -195,9 +200,9 @@ impl WebhookClient {
         })
     }
 
-    fn json_path(&self, raw: &Value) -> Result<Option<String>> {
+    fn json_path(&self, raw: &Data) -> Result<Option<String>> {
         match &self.config.json_path {
-            Some(path) => Ok(Some(render("result.jsonPath", path, raw)?).filter(|p| !p.is_empty())),
+            Some(path) => Ok(Some(render_text(path, raw)?).filter(|p| !p.is_empty())),
             None => Ok(None),
         }
     }
@@ -208,11 +213,11 @@ fn label_error(message: &str) -> ProviderError {
     ProviderError::permission_denied(message).with_temporary(true)
 }
 
-fn with_secrets(remote_ref: Value, secrets: &BTreeMap<String, Value>) -> Value {
+fn with_secrets(remote_ref: Data, secrets: &BTreeMap<String, Data>) -> Data {
     let mut data = BTreeMap::from([("remoteRef".to_owned(), remote_ref)]);
     for (name, value) in secrets {
         match (data.get_mut(name), value) {
-            (Some(Value::Map(existing)), Value::Map(entries)) => {
+            (Some(Data::Map(existing)), Data::Map(entries)) => {
                 existing.extend(entries.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
             _ => {
@@ -220,13 +225,24 @@ fn with_secrets(remote_ref: Value, secrets: &BTreeMap<String, Value>) -> Value {
             }
         }
     }
-    Value::Map(data)
+    Data::Map(data)
 }
 
-fn render(what: &str, template: &Template, data: &Value) -> Result<String> {
-    template
-        .render(data)
-        .map_err(|error| ProviderError::invalid_config(format!("failed to render {what}: {error}")))
+/// Go's `url.QueryEscape`, which upstream applies to the values the URL sees.
+fn escaped(value: &[u8]) -> Vec<u8> {
+    query_escape(value).into_bytes()
+}
+
+/// Runs a template; the error names the template (`url`, `body`, ...) and never the data.
+fn render(template: &Template, data: &Data) -> Result<Vec<u8>> {
+    template.execute(data).map_err(|error| {
+        ProviderError::invalid_config(format!("failed to render {}: {error}", template.name()))
+    })
+}
+
+/// [`render`] for the URL, headers and JSONPath, which are text.
+fn render_text(template: &Template, data: &Data) -> Result<String> {
+    render(template, data).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 #[async_trait]
@@ -258,24 +274,23 @@ impl SecretsClient for WebhookClient {
             return Err(ProviderError::invalid_request("remote key must be defined"));
         }
         let value = request.value()?;
-        let value_text = String::from_utf8_lossy(value.expose()).into_owned();
         let secrets = self.template_secrets().await?;
-        let fields = |escape: fn(&str) -> String| {
-            let mut fields = vec![("remoteKey", escape(remote_key))];
+        let fields = |escape: fn(&[u8]) -> Vec<u8>| {
+            let mut fields = vec![("remoteKey", escape(remote_key.as_bytes()))];
             if let Some(secret_key) = request.secret_key.as_deref().filter(|key| !key.is_empty()) {
-                fields.push(("secretKey", escape(secret_key)));
+                fields.push(("secretKey", escape(secret_key.as_bytes())));
             }
-            fields.push((remote_key.as_str(), escape(&value_text)));
-            string_map(fields)
+            fields.push((remote_key.as_str(), escape(value.expose())));
+            Data::strings(fields)
         };
-        let escaped = with_secrets(fields(query_escape), &secrets);
-        let raw = with_secrets(fields(str::to_owned), &secrets);
+        let escaped_data = with_secrets(fields(escaped), &secrets);
+        let raw = with_secrets(fields(<[u8]>::to_vec), &secrets);
         let body = match &self.config.body {
-            Some(body) => render("body", body, &raw)?.into_bytes(),
+            Some(body) => render(body, &raw)?,
             None => value.into_bytes(),
         };
         let method = self.config.method.clone().unwrap_or(Method::POST);
-        let http_request = self.request(method, &escaped, &raw, body)?;
+        let http_request = self.request(method, &escaped_data, &raw, body)?;
         match http::send(&self.http, http_request).await {
             Ok(Outcome::Body(_)) => Ok(()),
             Ok(Outcome::Status(status)) if status == reqwest::StatusCode::NOT_MODIFIED => Ok(()),
@@ -287,15 +302,10 @@ impl SecretsClient for WebhookClient {
 
     async fn delete_secret(&self, remote_ref: &PushRemoteRef) -> Result<()> {
         let secrets = self.template_secrets().await?;
-        let escaped = with_secrets(
-            string_map([("remoteKey", query_escape(&remote_ref.remote_key))]),
-            &secrets,
-        );
-        let raw = with_secrets(
-            string_map([("remoteKey", remote_ref.remote_key.clone())]),
-            &secrets,
-        );
-        let request = self.request(Method::DELETE, &escaped, &raw, Vec::new())?;
+        let key = remote_ref.remote_key.as_bytes();
+        let escaped_data = with_secrets(Data::strings([("remoteKey", escaped(key))]), &secrets);
+        let raw = with_secrets(Data::strings([("remoteKey", key)]), &secrets);
+        let request = self.request(Method::DELETE, &escaped_data, &raw, Vec::new())?;
         match http::send(&self.http, request).await? {
             Outcome::Body(_) => Ok(()),
             Outcome::Status(status) if status == reqwest::StatusCode::NOT_FOUND => Ok(()),

@@ -1,14 +1,18 @@
-//! `spec.target.template`, applied as upstream's `ApplyTemplate` does: literal `templateFrom`
-//! entries, then `template.data` (which wins), over the provider data only with
-//! `mergePolicy: Merge` or when nothing is templated; labels and annotations are templates
-//! too. Templates see every fetched value as a string and fail on a missing key, as upstream's
-//! `missingkey=error`. Messages name the key and never carry values.
+//! `spec.target.template`, applied as upstream's `ApplyTemplate` does: the template is first
+//! checked as upstream's `ValidateSecretTemplate` checks it; the provider data is kept only with
+//! `mergePolicy: Merge` or when nothing is templated; literal `templateFrom` entries apply in
+//! order, then `template.data` (which wins); labels and annotations are templates too.
+//! Templates run on the `external-secrets-template` engine with upstream's options: every
+//! fetched value is a string and a missing key is an error. Messages name the key and never
+//! carry values.
 
 use std::collections::BTreeMap;
 
 use external_secrets_crds::v1::{ExternalSecretTemplate, TemplateFrom, TemplateMergePolicy};
-use external_secrets_providers::template::{Template, string_map};
+use external_secrets_providers::request::DecodingStrategy;
+use external_secrets_template::{Delimiters, TemplateError, render, yaml_to_json};
 
+use super::fetch::decode;
 use super::target::SecretData;
 
 /// What a template produces for the target Secret.
@@ -22,97 +26,192 @@ pub struct Rendered {
     pub annotations: BTreeMap<String, String>,
 }
 
+const SERVICE_ACCOUNT_TOKEN: &str = "kubernetes.io/service-account-token";
+const SERVICE_ACCOUNT_NAME: &str = "kubernetes.io/service-account.name";
+const BOOTSTRAP_TOKEN: &str = "bootstrap.kubernetes.io/token";
+
+/// Where a `templateFrom` entry writes (upstream compares the target case-insensitively).
+#[derive(Clone, Copy, PartialEq)]
+enum Target {
+    Data,
+    Labels,
+    Annotations,
+}
+
+fn target(name: &str) -> Option<Target> {
+    match name.to_ascii_lowercase().as_str() {
+        "" | "data" => Some(Target::Data),
+        "labels" => Some(Target::Labels),
+        "annotations" => Some(Target::Annotations),
+        _ => None,
+    }
+}
+
 /// Applies `template` to the fetched `data`.
 pub fn apply(template: &ExternalSecretTemplate, data: &SecretData) -> Result<Rendered, String> {
-    let scope = string_map(
-        data.iter()
-            .map(|(key, value)| (key.as_str(), String::from_utf8_lossy(value).into_owned())),
-    );
+    validate(template)?;
     let templated = !template.data.is_empty() || !template.template_from.is_empty();
     let mut rendered = Rendered::default();
     if template.merge_policy == TemplateMergePolicy::Merge || !templated {
         rendered.data = data.clone();
     }
     for (index, from) in template.template_from.iter().enumerate() {
-        apply_template_from(from, index, &scope, &mut rendered)?;
+        apply_template_from(from, index, data, &mut rendered)?;
     }
     for (key, source) in &template.data {
-        let value = execute(key, source, &scope)?;
-        rendered.data.insert(key.clone(), value.into_bytes());
+        let value = execute(key, source, data)?;
+        rendered.set(Target::Data, key.clone(), value);
     }
     if let Some(metadata) = &template.metadata {
         for (key, source) in &metadata.labels {
-            rendered
-                .labels
-                .insert(key.clone(), execute(key, source, &scope)?);
+            let value = execute(key, source, data)?;
+            rendered.set(Target::Labels, key.clone(), value);
         }
         for (key, source) in &metadata.annotations {
-            rendered
-                .annotations
-                .insert(key.clone(), execute(key, source, &scope)?);
+            let value = execute(key, source, data)?;
+            rendered.set(Target::Annotations, key.clone(), value);
         }
     }
     Ok(rendered)
 }
 
-/// A `templateFrom` entry: a literal renders to a YAML map of key to value for its target.
+impl Rendered {
+    fn set(&mut self, target: Target, key: String, value: Vec<u8>) {
+        let text = || String::from_utf8_lossy(&value).into_owned();
+        match target {
+            Target::Data => {
+                self.data.insert(key, value);
+            }
+            Target::Labels => {
+                self.labels.insert(key, text());
+            }
+            Target::Annotations => {
+                self.annotations.insert(key, text());
+            }
+        }
+    }
+}
+
+/// Upstream's `ValidateSecretTemplate`: no bootstrap tokens, no service-account token bound
+/// through the template, `templateFrom` targets only Data, Annotations or Labels.
+fn validate(template: &ExternalSecretTemplate) -> Result<(), String> {
+    let mut errors = Vec::new();
+    match template.r#type.as_deref() {
+        Some(SERVICE_ACCOUNT_TOKEN) => {
+            let annotated = template
+                .metadata
+                .as_ref()
+                .is_some_and(|metadata| metadata.annotations.contains_key(SERVICE_ACCOUNT_NAME));
+            let annotates = template
+                .template_from
+                .iter()
+                .any(|from| target(&from.target) == Some(Target::Annotations));
+            if annotated {
+                errors.push(format!(
+                    "template.type={SERVICE_ACCOUNT_TOKEN:?} with annotation \
+                     {SERVICE_ACCOUNT_NAME:?} is not allowed"
+                ));
+            } else if annotates {
+                errors.push(format!(
+                    "template.type={SERVICE_ACCOUNT_TOKEN:?} with templateFrom \
+                     target=\"Annotations\" is not allowed"
+                ));
+            }
+        }
+        Some(BOOTSTRAP_TOKEN) => {
+            errors.push(format!("template.type={BOOTSTRAP_TOKEN:?} is not allowed"));
+        }
+        _ => {}
+    }
+    for from in &template.template_from {
+        if target(&from.target).is_none() {
+            errors.push(format!(
+                "templateFrom target={:?} is not allowed when targeting a Secret, must be one \
+                 of \"Data\", \"Annotations\" or \"Labels\"",
+                from.target
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+/// A `templateFrom` entry: a literal renders to a YAML map of key to value for its target,
+/// each value decoded by `valuesDecodingStrategy`.
 fn apply_template_from(
     from: &TemplateFrom,
     index: usize,
-    scope: &external_secrets_providers::template::Value,
+    data: &SecretData,
     rendered: &mut Rendered,
 ) -> Result<(), String> {
-    let field = format!("spec.target.template.templateFrom[{index}]");
+    let field = format!("templateFrom[{index}]");
     if from.config_map.is_some() || from.secret.is_some() {
         return Err(format!(
-            "{field}: configMap and secret sources are not supported by this build yet"
-        ));
-    }
-    if from.values_decoding_strategy.is_some() {
-        return Err(format!(
-            "{field}.valuesDecodingStrategy: not supported by this build yet"
+            "spec.target.template.{field}: configMap and secret sources are not supported by \
+             this build yet"
         ));
     }
     let Some(literal) = &from.literal else {
         return Ok(());
     };
-    let text = execute(literal, literal, scope)?;
-    let entries: BTreeMap<String, String> = serde_yaml::from_str(&text).map_err(|error| {
-        format!("{field}: could not unmarshal template to 'map[string][]byte': {error}")
-    })?;
-    for (key, value) in entries {
-        match from.target.to_ascii_lowercase().as_str() {
-            "" | "data" => {
-                rendered.data.insert(key, value.into_bytes());
-            }
-            "labels" => {
-                rendered.labels.insert(key, value);
-            }
-            "annotations" => {
-                rendered.annotations.insert(key, value);
-            }
-            other => {
-                return Err(format!(
-                    "{field}.target: {other:?} is not allowed for Secrets (Data, Annotations or Labels)"
-                ));
-            }
-        }
+    let target = target(&from.target).unwrap_or(Target::Data);
+    let strategy = DecodingStrategy::from(from.values_decoding_strategy);
+    let name = format!("{field}.literal");
+    let text = execute(&name, literal, data)?;
+    for (key, value) in string_map(&text)? {
+        let value = decode(strategy, value.into_bytes()).map_err(|error| {
+            format!("failed to decode rendered template value for key {key}: {error}")
+        })?;
+        rendered.set(target, key, value);
     }
     Ok(())
 }
 
+/// What a `KeysAndValues` template rendered, read as upstream reads it: YAML converted to JSON
+/// and unmarshalled into `map[string]string` (null values read as "", other non-strings fail).
+fn string_map(text: &[u8]) -> Result<BTreeMap<String, String>, String> {
+    let fail =
+        |message: &str| format!("could not unmarshal template to 'map[string][]byte': {message}");
+    let text = std::str::from_utf8(text).map_err(|_| fail("invalid UTF-8 in rendered template"))?;
+    let kind = |value: &serde_json::Value| match value {
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Bool(_) => "bool",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::Object(_) => "object",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Null => "null",
+    };
+    match yaml_to_json(text).map_err(|error| fail(&error))? {
+        serde_json::Value::Null => Ok(BTreeMap::new()),
+        serde_json::Value::Object(object) => object
+            .into_iter()
+            .map(|(key, value)| match value {
+                serde_json::Value::String(text) => Ok((key, text)),
+                serde_json::Value::Null => Ok((key, String::new())),
+                other => Err(fail(&format!(
+                    "json: cannot unmarshal {} into Go value of type string",
+                    kind(&other)
+                ))),
+            })
+            .collect(),
+        other => Err(fail(&format!(
+            "json: cannot unmarshal {} into Go value of type map[string]string",
+            kind(&other)
+        ))),
+    }
+}
+
 /// Parses and runs one template; `key` names it in errors, as upstream's messages do.
-fn execute(
-    key: &str,
-    source: &str,
-    scope: &external_secrets_providers::template::Value,
-) -> Result<String, String> {
-    let template = Template::parse(source)
-        .map_err(|error| format!("unable to parse template at key {key}: {error}"))?
-        .with_missing_key_error();
-    template
-        .render(scope)
-        .map_err(|error| format!("unable to execute template at key {key}: {error}"))
+fn execute(key: &str, source: &str, data: &SecretData) -> Result<Vec<u8>, String> {
+    render(key, source, data, &Delimiters::default()).map_err(|error| match error {
+        TemplateError::Parse { .. } => format!("unable to parse template at key {key}: {error}"),
+        TemplateError::Execute { .. } => {
+            format!("unable to execute template at key {key}: {error}")
+        }
+    })
 }
 
 #[cfg(test)]
@@ -125,16 +224,27 @@ mod tests {
     }
 
     fn data() -> SecretData {
-        [
-            ("user".to_owned(), b"app".to_vec()),
-            ("password".to_owned(), b"p@ss".to_vec()),
-            ("encoded".to_owned(), b"aGVsbG8=".to_vec()),
-        ]
-        .into()
+        pairs(&[
+            ("user", "app"),
+            ("password", "p@ss"),
+            ("encoded", "aGVsbG8="),
+        ])
+    }
+
+    fn pairs(pairs: &[(&str, &str)]) -> SecretData {
+        pairs
+            .iter()
+            .map(|(key, value)| (key.to_string(), value.as_bytes().to_vec()))
+            .collect()
     }
 
     fn text(rendered: &Rendered, key: &str) -> String {
         String::from_utf8(rendered.data[key].clone()).unwrap()
+    }
+
+    fn literal(target: &str, literal: &str, data: &SecretData) -> Result<Rendered, String> {
+        let spec = json!({"templateFrom": [{"target": target, "literal": literal}]});
+        apply(&template(spec), data)
     }
 
     #[test]
@@ -174,12 +284,13 @@ mod tests {
     }
 
     #[test]
-    fn metadata_and_literal_template_from_are_rendered() {
+    fn metadata_and_literal_template_from_are_rendered_in_order() {
         let rendered = apply(
             &template(json!({
                 "metadata": {"labels": {"owner": "{{ .user }}"}, "annotations": {"fixed": "yes"}},
                 "templateFrom": [
-                    {"literal": "from-literal: {{ .user }}\nuser: overridden\n"},
+                    {"literal": "from-literal: {{ .user }}\nuser: overridden\nlater: first\n"},
+                    {"literal": "later: second"},
                     {"target": "Annotations", "literal": "note: \"{{ .user }}\""},
                 ],
                 "data": {"user": "{{ .user }}"},
@@ -191,11 +302,129 @@ mod tests {
         assert_eq!(rendered.annotations["fixed"], "yes");
         assert_eq!(rendered.annotations["note"], "app");
         assert_eq!(text(&rendered, "from-literal"), "app");
+        assert_eq!(text(&rendered, "later"), "second");
         assert_eq!(
             text(&rendered, "user"),
             "app",
             "template.data wins over templateFrom"
         );
+    }
+
+    /// upstream's `TestExecute` label/annotation case and `KeysAndValues` scope cases.
+    #[test]
+    fn upstream_scope_cases() {
+        let encoded = pairs(&[("secret", "MTIzNA=="), ("env", "ZGV2")]);
+        let rendered = apply(
+            &template(json!({
+                "data": {"foo": "{{ .secret | b64dec }}"},
+                "metadata": {
+                    "labels": {"bar": "{{ .env | b64dec }}"},
+                    "annotations": {"baz": "{{ .env | b64dec }}"},
+                },
+            })),
+            &encoded,
+        )
+        .unwrap();
+        assert_eq!(rendered.data, pairs(&[("foo", "1234")]));
+        assert_eq!(rendered.labels["bar"], "dev");
+        assert_eq!(rendered.annotations["baz"], "dev");
+
+        let kv = pairs(&[("key", "foo"), ("value", "bar")]);
+        assert!(literal("Data", "", &kv).unwrap().data.is_empty());
+        let source = "{{ .key }}: {{ .value }}";
+        assert_eq!(
+            literal("Data", source, &kv).unwrap().data,
+            pairs(&[("foo", "bar")])
+        );
+        assert_eq!(literal("Labels", source, &kv).unwrap().labels["foo"], "bar");
+        for target in ["Annotations", "annotations", "ANNOTATIONS", "AnNoTaTiOnS"] {
+            let rendered = literal(target, source, &kv).unwrap();
+            assert_eq!(rendered.annotations["foo"], "bar", "{target}");
+            assert!(rendered.labels.is_empty() && rendered.data.is_empty());
+        }
+    }
+
+    #[test]
+    fn keys_and_values_must_render_a_string_map() {
+        let none = SecretData::new();
+        let rendered = literal("Data", "a: \"1\"\nb: ~", &none).unwrap();
+        assert_eq!(rendered.data, pairs(&[("a", "1"), ("b", "")]));
+        let number = literal("Data", "port: 5432", &none).unwrap_err();
+        assert!(
+            number.contains("cannot unmarshal number into Go value of type string"),
+            "{number}"
+        );
+        let list = literal("Data", "- a\n- b", &none).unwrap_err();
+        assert!(
+            list.starts_with("could not unmarshal template to 'map[string][]byte'"),
+            "{list}"
+        );
+    }
+
+    #[test]
+    fn values_decoding_strategy_decodes_rendered_values() {
+        let decoded = |literal: &str, strategy: &str| {
+            let spec = json!({"templateFrom": [
+                {"literal": literal, "valuesDecodingStrategy": strategy},
+            ]});
+            apply(&template(spec), &SecretData::new())
+        };
+        let both = decoded("service-a: SGVsbG8=\nservice-b: V29ybGQ=\n", "Base64").unwrap();
+        assert_eq!(
+            both.data,
+            pairs(&[("service-a", "Hello"), ("service-b", "World")])
+        );
+        let keys_stay = decoded("SGVsbG8=: V29ybGQ=\n", "Base64").unwrap();
+        assert_eq!(keys_stay.data, pairs(&[("SGVsbG8=", "World")]));
+        let none = decoded("service-a: SGVsbG8=\n", "None").unwrap();
+        assert_eq!(none.data, pairs(&[("service-a", "SGVsbG8=")]));
+        let auto = decoded("message: SGVsbG8=\nplain: not base64!\n", "Auto").unwrap();
+        assert_eq!(
+            auto.data,
+            pairs(&[("message", "Hello"), ("plain", "not base64!")])
+        );
+        let error = decoded("service-a: not-base64!\n", "Base64").unwrap_err();
+        assert!(
+            error.starts_with("failed to decode rendered template value for key service-a"),
+            "{error}"
+        );
+    }
+
+    /// upstream's `ValidateSecretTemplate` cases.
+    #[test]
+    fn privileged_templates_are_rejected_as_upstream() {
+        let run = |spec| apply(&template(spec), &data()).unwrap_err();
+        assert_eq!(
+            run(
+                json!({"type": SERVICE_ACCOUNT_TOKEN, "metadata": {"annotations": {SERVICE_ACCOUNT_NAME: "admin"}}})
+            ),
+            "template.type=\"kubernetes.io/service-account-token\" with annotation \
+             \"kubernetes.io/service-account.name\" is not allowed"
+        );
+        assert_eq!(
+            run(
+                json!({"type": SERVICE_ACCOUNT_TOKEN, "templateFrom": [{"literal": "x", "target": "Annotations"}]})
+            ),
+            "template.type=\"kubernetes.io/service-account-token\" with templateFrom \
+             target=\"Annotations\" is not allowed"
+        );
+        assert_eq!(
+            run(json!({"type": BOOTSTRAP_TOKEN})),
+            "template.type=\"bootstrap.kubernetes.io/token\" is not allowed"
+        );
+        for target in [
+            "type",
+            "metadata.annotations",
+            "Metadata.Annotations",
+            "immutable",
+            "metadata.ownerReferences",
+        ] {
+            let error = run(json!({"templateFrom": [{"literal": "a: b", "target": target}]}));
+            assert!(
+                error.contains("is not allowed when targeting a Secret"),
+                "{target}: {error}"
+            );
+        }
     }
 
     #[test]
@@ -204,14 +433,25 @@ mod tests {
             apply(&template(json!({"data": {"dsn": "{{ .nope }}"}})), &data()).unwrap_err();
         assert_eq!(
             missing,
-            "unable to execute template at key dsn: map has no entry for key \"nope\""
+            "unable to execute template at key dsn: template: dsn:1:3: executing \"dsn\" at \
+             <.nope>: map has no entry for key \"nope\""
         );
         let broken = apply(&template(json!({"data": {"dsn": "{{ .user "}})), &data()).unwrap_err();
         assert!(
-            broken.starts_with("unable to parse template at key dsn:"),
+            broken.starts_with("unable to parse template at key dsn: template: dsn:1: "),
             "{broken}"
         );
-        assert!(!broken.contains("p@ss") && !missing.contains("p@ss"));
+        let in_literal = literal("Data", "a: {{ .password | int | fail }}", &data()).unwrap_err();
+        assert!(
+            in_literal.starts_with(
+                "unable to execute template at key templateFrom[0].literal: template: \
+                 templateFrom[0].literal:1:"
+            ),
+            "{in_literal}"
+        );
+        for error in [&missing, &broken, &in_literal] {
+            assert!(!error.contains("p@ss"), "{error}");
+        }
         let from_secret = apply(
             &template(
                 json!({"templateFrom": [{"secret": {"name": "t", "items": [{"key": "k"}]}}]}),

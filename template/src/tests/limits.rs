@@ -1,0 +1,90 @@
+//! Hostile templates end with an error, never a hang, a crash or unbounded memory.
+
+use super::{fails, ok};
+
+#[test]
+fn deep_nesting_is_refused_at_parse_time() {
+    let parens = format!("{{{{ {}1{} }}}}", "(".repeat(150), ")".repeat(150));
+    assert!(fails(&parens, &[]).contains("nests deeper than 100 levels"));
+    let ifs = format!(
+        "{}x{}",
+        "{{ if true }}".repeat(150),
+        "{{ end }}".repeat(150)
+    );
+    assert!(fails(&ifs, &[]).contains("nests deeper"));
+    let fine = format!("{}x{}", "{{ if true }}".repeat(50), "{{ end }}".repeat(50));
+    assert_eq!(ok(&fine, &[]), "x");
+}
+
+#[test]
+fn recursion_and_loops_are_bounded() {
+    let recursive = "{{ define \"r\" }}{{ template \"r\" . }}{{ end }}{{ template \"r\" . }}";
+    assert!(fails(recursive, &[]).contains("exceeded maximum template depth"));
+    assert!(fails("{{ range until 100000000 }}{{ end }}", &[]).contains("exceeds the limit"));
+    assert!(
+        fails(
+            "{{ range until 999999 }}{{ range until 999999 }}{{ end }}{{ end }}",
+            &[]
+        )
+        .contains("steps")
+    );
+    assert!(fails("{{ range 1000000000000 }}{{ end }}", &[]).contains("steps"));
+}
+
+#[test]
+fn output_and_values_are_bounded() {
+    assert!(fails("{{ repeat 10000000 \"a\" }}", &[]).contains("exceeds the limit"));
+    assert!(
+        fails(
+            "{{ range until 1000 }}{{ repeat 100000 \"a\" }}{{ end }}",
+            &[]
+        )
+        .contains("output exceeds")
+    );
+    let nested = "{{ $x := list }}{{ range until 500 }}{{ $x = list $x }}{{ end }}";
+    assert!(fails(nested, &[]).contains("value nests deeper"));
+    let cycle = ok(
+        "{{ $d := dict }}{{ $_ := set $d \"self\" $d }}{{ $d }}",
+        &[],
+    );
+    assert!(cycle.starts_with("map[self:map[self:") && cycle.contains("..."));
+    assert!(
+        fails(
+            "{{ $d := dict }}{{ $_ := set $d \"self\" $d }}{{ toJson $d | fail }}",
+            &[]
+        )
+        .len()
+            < 500
+    );
+}
+
+#[test]
+fn work_in_function_calls_is_bounded() {
+    let budget = "exceeds its work budget";
+    let big_strings = "{{ range until 100000 }}{{ $x := repeat 1000000 \"a\" }}{{ end }}";
+    assert!(fails(big_strings, &[]).contains(budget));
+    let doubling =
+        "{{ $x := list 1 }}{{ range until 90 }}{{ $x = list $x $x }}{{ end }}{{ len $x }}";
+    assert!(fails(doubling, &[]).contains(budget));
+    let quadratic = "{{ $l := until 100000 }}{{ uniq $l | len }}";
+    assert!(fails(quadratic, &[]).contains(budget));
+    let costly = "{{ range until 100 }}{{ htpasswd \"u\" \"p\" \"sha\" }}{{ end }}";
+    assert!(fails(costly, &[]).contains(budget));
+    let printing = "{{ $x := list 1 }}{{ range until 90 }}{{ $x = list $x $x }}{{ end }}";
+    assert!(fails(&format!("{printing}{{{{ $x }}}}"), &[]).contains(budget));
+    // Real templates stay far below: 99 costly calls and megabytes of data are fine.
+    assert_eq!(
+        ok(
+            "{{ range until 99 }}{{ htpasswd \"u\" \"p\" \"sha\" | len }}{{ end }}",
+            &[]
+        ),
+        "35".repeat(99)
+    );
+    assert_eq!(
+        ok(
+            "{{ range until 100 }}{{ repeat 100000 \"a\" | len }}{{ end }}",
+            &[]
+        ),
+        "100000".repeat(100)
+    );
+}
