@@ -11,7 +11,7 @@
 //! * [`registry::Registry`] builds a backend client from a store; [`manager::ClientManager`]
 //!   is what controllers use: registry, cache, rate limit and retries together.
 //! * One module per backend, each behind its cargo feature: [`fake`], [`kubernetes`],
-//!   [`webhook`].
+//!   [`vault`], [`webhook`].
 
 pub mod cache;
 pub mod client;
@@ -32,6 +32,8 @@ pub mod resilient;
 pub mod retry;
 pub mod store;
 pub mod value;
+#[cfg(feature = "vault")]
+pub mod vault;
 #[cfg(feature = "webhook")]
 pub mod webhook;
 

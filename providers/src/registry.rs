@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use external_secrets_crds::v1::{
     ClusterSecretStore, FakeProvider, KubernetesProvider, SecretStore, SecretStoreProvider,
-    SecretStoreSpec, WebhookProvider,
+    SecretStoreSpec, VaultProvider, WebhookProvider,
 };
 
 use crate::client::{Capabilities, SharedClient};
@@ -75,6 +75,8 @@ pub enum Backend<'a> {
     Webhook(&'a WebhookProvider),
     /// `spec.provider.kubernetes`.
     Kubernetes(&'a KubernetesProvider),
+    /// `spec.provider.vault`.
+    Vault(&'a VaultProvider),
     /// Any provider this crate does not implement, by its name in `spec.provider`.
     Unimplemented(&'static str),
 }
@@ -132,12 +134,12 @@ impl<'a> Backend<'a> {
         found.extend(fake.as_deref().map(Backend::Fake));
         found.extend(webhook.as_deref().map(Backend::Webhook));
         found.extend(kubernetes.as_deref().map(Backend::Kubernetes));
+        found.extend(vault.as_deref().map(Backend::Vault));
         let unimplemented = [
             ("aws", aws.is_some()),
             ("azurekv", azurekv.is_some()),
             ("akeyless", akeyless.is_some()),
             ("bitwardensecretsmanager", bitwardensecretsmanager.is_some()),
-            ("vault", vault.is_some()),
             ("ovh", ovh.is_some()),
             ("gcpsm", gcpsm.is_some()),
             ("oracle", oracle.is_some()),
@@ -201,6 +203,7 @@ impl<'a> Backend<'a> {
             Backend::Fake(_) => "fake",
             Backend::Webhook(_) => "webhook",
             Backend::Kubernetes(_) => "kubernetes",
+            Backend::Vault(_) => "vault",
             Backend::Unimplemented(name) => name,
         }
     }
@@ -208,7 +211,7 @@ impl<'a> Backend<'a> {
     /// What stores of this backend can do (upstream's `Provider.Capabilities`).
     pub fn capabilities(&self) -> Result<Capabilities> {
         match self {
-            Backend::Fake(_) | Backend::Webhook(_) | Backend::Kubernetes(_) => {
+            Backend::Fake(_) | Backend::Webhook(_) | Backend::Kubernetes(_) | Backend::Vault(_) => {
                 self.available().map(|()| Capabilities::ReadWrite)
             }
             Backend::Unimplemented(_) => Err(self.unavailable()),
@@ -232,6 +235,8 @@ impl<'a> Backend<'a> {
             Backend::Webhook(spec) => crate::webhook::validate_store(spec, store),
             #[cfg(feature = "kubernetes")]
             Backend::Kubernetes(spec) => crate::kubernetes::validate_store(spec, store),
+            #[cfg(feature = "vault")]
+            Backend::Vault(spec) => crate::vault::validate_store(spec, store),
             _ => Err(self.unavailable()),
         }
     }
@@ -244,6 +249,8 @@ impl<'a> Backend<'a> {
             Backend::Webhook(_) => Ok(()),
             #[cfg(feature = "kubernetes")]
             Backend::Kubernetes(_) => Ok(()),
+            #[cfg(feature = "vault")]
+            Backend::Vault(_) => Ok(()),
             _ => Err(self.unavailable()),
         }
     }
@@ -254,6 +261,7 @@ impl<'a> Backend<'a> {
             Backend::Fake(_) => cfg!(feature = "fake"),
             Backend::Webhook(_) => cfg!(feature = "webhook"),
             Backend::Kubernetes(_) => cfg!(feature = "kubernetes"),
+            Backend::Vault(_) => cfg!(feature = "vault"),
             Backend::Unimplemented(_) => true,
         };
         let implemented = !matches!(self, Backend::Unimplemented(_));
@@ -315,6 +323,10 @@ impl Registry {
             #[cfg(feature = "kubernetes")]
             Backend::Kubernetes(spec) => Ok(Arc::new(
                 crate::kubernetes::KubernetesClient::new(spec, credentials).await?,
+            )),
+            #[cfg(feature = "vault")]
+            Backend::Vault(spec) => Ok(Arc::new(
+                crate::vault::VaultClient::new(spec, credentials).await?,
             )),
             other => Err(other.unavailable()),
         }

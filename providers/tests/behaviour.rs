@@ -35,7 +35,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
         cfg!(any(
             feature = "fake",
             feature = "webhook",
-            feature = "kubernetes"
+            feature = "kubernetes",
+            feature = "vault"
         ))
     );
 }

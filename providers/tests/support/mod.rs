@@ -1,6 +1,6 @@
 //! Harnesses for the behaviour suite: one per compiled provider, each serving its client from a
 //! real server (in-process for `fake`, a local HTTP server for `webhook`, a loopback Kubernetes
-//! API server for `kubernetes`).
+//! API server for `kubernetes`, an OpenBao dev server for `vault`).
 //!
 //! Adding a provider: implement [`Harness`] (build a store whose backend holds the seed data,
 //! say which optional operations the backend offers and, where the provider addresses values
@@ -8,10 +8,14 @@
 
 #![allow(dead_code)]
 
+#[cfg(feature = "vault")]
+pub mod bao_process;
 #[cfg(feature = "fake")]
 mod fake;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
+#[cfg(feature = "vault")]
+pub mod vault;
 #[cfg(feature = "webhook")]
 mod webhook_server;
 
@@ -75,6 +79,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(webhook_server::WebhookHarness::start().await));
     #[cfg(feature = "kubernetes")]
     all.push(Box::new(kubernetes::KubernetesHarness::start().await));
+    #[cfg(feature = "vault")]
+    all.push(Box::new(vault::VaultHarness::start()));
     all
 }
 

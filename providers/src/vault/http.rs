@@ -1,0 +1,406 @@
+//! The HTTP side of the Vault API: one `reqwest` client per store (trusted CAs, client
+//! certificate, timeout), the headers every request carries, and Vault's answers mapped to
+//! provider errors in one place.
+//!
+//! Every request carries `X-Vault-Request: true` (as the Go client), the store's `headers`,
+//! `X-Vault-Inconsistent: forward-active-node` when both `readYourWrites` and
+//! `forwardInconsistent` are set (upstream's rule), the replication states of
+//! [`ReplicationStates`] when either is set, the namespace (`X-Vault-Namespace`) and the token
+//! (`X-Vault-Token`, marked sensitive). Paths are percent-encoded segment by segment under
+//! `<server>/v1/`.
+//!
+//! Answers: 2xx is the body; 404 is [`Reply::Missing`], for the caller to interpret. Other
+//! statuses become errors carrying Vault's `errors` list: 401/403 `PermissionDenied`; 412 (a
+//! standby not yet caught up), 429 and 5xx temporary (`Unavailable`, `RateLimited`); other 4xx
+//! `InvalidRequest`, except a check-and-set mismatch, a temporary `AlreadyExists`. Transport
+//! failures are temporary `Unavailable`; a failed TLS handshake is a temporary `InvalidConfig`
+//! (a CA fix is needed, but the CA may come from a Secret that changes). Messages never contain
+//! the token, headers or request bodies.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, StatusCode};
+use rustls::pki_types::pem::PemObject as _;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use serde::Deserialize;
+
+use super::consistency::{INDEX_HEADER, ReplicationStates};
+use crate::error::{ErrorKind, ProviderError, Result};
+use crate::value::SecretValue;
+
+/// Request timeout, the Go Vault client's default.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Longest answer read: Vault's own default maximum request size.
+const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+/// What the transport is built from.
+pub(super) struct Settings {
+    /// The server address.
+    pub server: reqwest::Url,
+    /// CA bundle (PEM) to trust instead of the system roots.
+    pub ca_pem: Option<Vec<u8>>,
+    /// Client certificate chain and key (PEM), presented when the server asks for one.
+    pub identity: Option<(Vec<u8>, SecretValue)>,
+    /// The store's `headers`.
+    pub headers: HeaderMap,
+    /// `readYourWrites || forwardInconsistent`.
+    pub read_your_writes: bool,
+    /// `readYourWrites && forwardInconsistent`.
+    pub forward_inconsistent: bool,
+}
+
+/// One store's connection to its Vault server.
+pub(super) struct Transport {
+    http: reqwest::Client,
+    server: reqwest::Url,
+    headers: HeaderMap,
+    replication: Option<ReplicationStates>,
+}
+
+/// One API request.
+#[derive(Clone)]
+pub(super) struct Call<'a> {
+    /// The method (a LIST is a GET with `list=true`, as the Go client sends it).
+    pub method: Method,
+    /// The path under `/v1/`.
+    pub path: &'a str,
+    /// Query parameters.
+    pub query: Vec<(&'static str, String)>,
+    /// A JSON body.
+    pub body: Option<serde_json::Value>,
+    /// The Vault namespace, if any.
+    pub namespace: Option<&'a str>,
+    /// The token, if any.
+    pub token: Option<&'a SecretValue>,
+}
+
+impl<'a> Call<'a> {
+    /// A request without query, body, namespace or token.
+    pub(super) fn new(method: Method, path: &'a str) -> Self {
+        Self {
+            method,
+            path,
+            query: Vec::new(),
+            body: None,
+            namespace: None,
+            token: None,
+        }
+    }
+}
+
+/// A successful answer.
+#[derive(Debug)]
+pub(super) enum Reply {
+    /// A 2xx answer's body (empty for 204).
+    Body(Vec<u8>),
+    /// A 404 answer (KV v2 answers 404 for a deleted version too, with metadata not needed here).
+    Missing,
+}
+
+impl Transport {
+    /// Builds the HTTP client.
+    pub(super) fn new(settings: Settings) -> Result<Self> {
+        let tls = tls_config(settings.ca_pem.as_deref(), settings.identity.as_ref())?;
+        let http = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .tls_backend_preconfigured(tls)
+            .build()
+            .map_err(|error| {
+                ProviderError::invalid_config(format!(
+                    "cannot setup new vault client: {}",
+                    error.without_url()
+                ))
+            })?;
+        let mut headers = HeaderMap::new();
+        headers.insert("X-Vault-Request", HeaderValue::from_static("true"));
+        headers.extend(settings.headers);
+        if settings.forward_inconsistent {
+            headers.insert(
+                "X-Vault-Inconsistent",
+                HeaderValue::from_static("forward-active-node"),
+            );
+        }
+        Ok(Self {
+            http,
+            server: settings.server,
+            headers,
+            replication: settings.read_your_writes.then(ReplicationStates::default),
+        })
+    }
+
+    /// Sends `call`; `action` names what was being done in errors.
+    pub(super) async fn send(&self, call: Call<'_>, action: &str) -> Result<Reply> {
+        let mut url = self.server.clone();
+        {
+            let mut segments = url
+                .path_segments_mut()
+                .map_err(|()| ProviderError::invalid_config("invalid server: not a base url"))?;
+            segments.pop_if_empty().push("v1");
+            segments.extend(call.path.split('/').filter(|segment| !segment.is_empty()));
+        }
+        if !call.query.is_empty() {
+            let mut pairs = url.query_pairs_mut();
+            for (name, value) in &call.query {
+                pairs.append_pair(name, value);
+            }
+        }
+        let mut request = self
+            .http
+            .request(call.method, url)
+            .headers(self.headers.clone());
+        if let Some(namespace) = call.namespace.filter(|namespace| !namespace.is_empty()) {
+            let value = HeaderValue::from_str(namespace).map_err(|_| {
+                ProviderError::invalid_config(format!("invalid vault namespace {namespace:?}"))
+            })?;
+            request = request.header("X-Vault-Namespace", value);
+        }
+        if let Some(token) = call.token {
+            let mut value = HeaderValue::from_bytes(token.expose()).map_err(|_| {
+                ProviderError::invalid_config("the vault token is not a valid header value")
+            })?;
+            value.set_sensitive(true);
+            request = request.header("X-Vault-Token", value);
+        }
+        if let Some(replication) = &self.replication {
+            for state in replication.current() {
+                if let Ok(value) = HeaderValue::from_str(&state) {
+                    request = request.header(HeaderName::from_static("x-vault-index"), value);
+                }
+            }
+        }
+        if let Some(body) = &call.body {
+            let bytes = serde_json::to_vec(body).map_err(|error| {
+                ProviderError::invalid_request(format!("{action}: cannot encode request: {error}"))
+            })?;
+            request = request
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(bytes);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|error| transport_error(action, error))?;
+        if let Some(replication) = &self.replication {
+            let state = response.headers().get(INDEX_HEADER);
+            replication.record(state.and_then(|value| value.to_str().ok()));
+        }
+        let status = response.status();
+        let body = read_body(response, action).await?;
+        if status.is_success() {
+            Ok(Reply::Body(body))
+        } else if status == StatusCode::NOT_FOUND {
+            Ok(Reply::Missing)
+        } else {
+            Err(status_error(action, status, &body))
+        }
+    }
+}
+
+/// Builds the rustls configuration: only `ca_pem` (or the system roots) trusted, `identity`
+/// presented when the server requests a client certificate.
+fn tls_config(
+    ca_pem: Option<&[u8]>,
+    identity: Option<&(Vec<u8>, SecretValue)>,
+) -> Result<rustls::ClientConfig> {
+    let mut roots = rustls::RootCertStore::empty();
+    match ca_pem {
+        Some(pem) => {
+            for certificate in CertificateDer::pem_slice_iter(pem) {
+                let certificate = certificate.map_err(|_| bad_bundle())?;
+                roots.add(certificate).map_err(|_| bad_bundle())?;
+            }
+            if roots.is_empty() {
+                return Err(bad_bundle());
+            }
+        }
+        None => {
+            for certificate in rustls_native_certs::load_native_certs().certs {
+                // Unparsable system certificates are skipped, as Go's loader does.
+                let _ = roots.add(certificate);
+            }
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS12, &rustls::version::TLS13])
+        .map_err(|error| ProviderError::invalid_config(format!("tls setup failed: {error}")))?
+        .with_root_certificates(roots);
+    match identity {
+        None => Ok(builder.with_no_client_auth()),
+        Some((certificate_pem, key_pem)) => {
+            let chain = CertificateDer::pem_slice_iter(certificate_pem)
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|_| client_tls_error("cannot parse the client certificate"))?;
+            if chain.is_empty() {
+                return Err(client_tls_error("no certificate in the client certificate"));
+            }
+            let key = PrivateKeyDer::from_pem_slice(key_pem.expose())
+                .map_err(|_| client_tls_error("cannot parse the client private key"))?;
+            builder
+                .with_client_auth_cert(chain, key)
+                .map_err(|error| client_tls_error(&error.to_string()))
+        }
+    }
+}
+
+fn bad_bundle() -> ProviderError {
+    ProviderError::invalid_config(
+        "cannot set Vault CA certificate: failed to parse certificates from CertPool",
+    )
+}
+
+fn client_tls_error(detail: &str) -> ProviderError {
+    ProviderError::invalid_config(format!("error from Client TLS Auth: {detail}"))
+}
+
+/// Reads an answer's body, up to [`MAX_BODY_BYTES`].
+async fn read_body(mut response: reqwest::Response, action: &str) -> Result<Vec<u8>> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|error| transport_error(action, error))?
+    {
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(ProviderError::invalid_data(format!(
+                "{action}: answer exceeds {MAX_BODY_BYTES} bytes"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// Vault's error answer.
+#[derive(Deserialize)]
+struct ErrorBody {
+    #[serde(default)]
+    errors: Vec<String>,
+}
+
+/// The error of a non-2xx, non-404 answer.
+pub(super) fn status_error(action: &str, status: StatusCode, body: &[u8]) -> ProviderError {
+    let errors = serde_json::from_slice::<ErrorBody>(body)
+        .map(|body| body.errors.join("; "))
+        .unwrap_or_default();
+    let detail = if errors.is_empty() {
+        status.to_string()
+    } else {
+        format!("{errors} ({status})")
+    };
+    let message = format!("{action}: {detail}");
+    match status.as_u16() {
+        401 | 403 => ProviderError::permission_denied(message),
+        400 if errors.contains("check-and-set parameter did not match") => {
+            ProviderError::new(ErrorKind::AlreadyExists, message).with_temporary(true)
+        }
+        412 => ProviderError::unavailable(message),
+        429 => ProviderError::new(ErrorKind::RateLimited, message),
+        500..=599 => ProviderError::unavailable(message),
+        _ => ProviderError::invalid_request(message),
+    }
+}
+
+/// A connection, TLS or timeout failure, described without the URL.
+fn transport_error(action: &str, error: reqwest::Error) -> ProviderError {
+    if let Some(tls) = rustls_cause(&error) {
+        let message = format!("{action}: tls handshake failed: {tls}");
+        return ProviderError::invalid_config(message).with_temporary(true);
+    }
+    if error.is_timeout() {
+        return ProviderError::unavailable(format!("{action}: request timed out"));
+    }
+    let mut causes = String::new();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        causes = format!("{causes}: {cause}");
+        source = cause.source();
+    }
+    let error = error.without_url();
+    ProviderError::unavailable(format!("{action}: {error}{causes}"))
+}
+
+/// The rustls error behind a transport error, looking inside the `io::Error`s that wrap it.
+fn rustls_cause(error: &reqwest::Error) -> Option<&rustls::Error> {
+    let mut current = std::error::Error::source(error);
+    while let Some(cause) = current {
+        if let Some(tls) = cause.downcast_ref::<rustls::Error>() {
+            return Some(tls);
+        }
+        current = match cause
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => cause.source(),
+        };
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(code: u16, body: &str) -> ProviderError {
+        status_error(
+            "read secret",
+            StatusCode::from_u16(code).unwrap(),
+            body.as_bytes(),
+        )
+    }
+
+    #[test]
+    fn statuses_map_to_kinds() {
+        let denied = error(403, r#"{"errors":["permission denied"]}"#);
+        assert_eq!(denied.kind(), ErrorKind::PermissionDenied);
+        assert!(!denied.is_temporary());
+        assert_eq!(
+            denied.message(),
+            "read secret: permission denied (403 Forbidden)"
+        );
+        let cas = error(
+            400,
+            r#"{"errors":["check-and-set parameter did not match the current version"]}"#,
+        );
+        assert_eq!(cas.kind(), ErrorKind::AlreadyExists);
+        assert!(cas.is_temporary());
+        let required = error(
+            400,
+            r#"{"errors":["check-and-set parameter required for this call"]}"#,
+        );
+        assert_eq!(required.kind(), ErrorKind::InvalidRequest);
+        assert_eq!(error(400, "{}").kind(), ErrorKind::InvalidRequest);
+        assert!(!error(400, "{}").is_temporary());
+        assert_eq!(error(429, "").kind(), ErrorKind::RateLimited);
+        assert!(error(429, "").is_temporary());
+        for code in [412, 500, 503] {
+            assert_eq!(error(code, "").kind(), ErrorKind::Unavailable, "{code}");
+            assert!(error(code, "").is_temporary(), "{code}");
+        }
+        assert_eq!(
+            error(503, "not json").message(),
+            "read secret: 503 Service Unavailable"
+        );
+    }
+
+    #[test]
+    fn bad_tls_material_is_a_config_error() {
+        let error = tls_config(Some(b"not a pem"), None).unwrap_err();
+        assert!(
+            error
+                .message()
+                .starts_with("cannot set Vault CA certificate")
+        );
+        let identity = (b"not a pem".to_vec(), SecretValue::from("nor this"));
+        let error = tls_config(None, Some(&identity)).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "error from Client TLS Auth: no certificate in the client certificate"
+        );
+        assert!(tls_config(None, None).is_ok());
+    }
+}
