@@ -13,6 +13,8 @@
 //! * One module per backend, each behind its cargo feature: [`fake`], [`kubernetes`],
 //!   [`vault`], [`webhook`].
 
+#[cfg(any(feature = "kubernetes", feature = "vault", feature = "webhook"))]
+mod ca;
 pub mod cache;
 pub mod client;
 pub mod convert;

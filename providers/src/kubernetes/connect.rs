@@ -25,9 +25,9 @@ use external_secrets_crds::v1::KubernetesProvider;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::{Map, Value, json};
 
-use super::ca::ca_bundle;
 use super::config::AuthMethod;
 use super::error::map_error;
+use crate::ca::ca_bundle;
 use crate::credentials::{CredentialResolver, Referent};
 use crate::error::{ProviderError, Result};
 use crate::value::SecretValue;
@@ -137,7 +137,12 @@ async fn inline_kubeconfig(
         .as_ref()
         .filter(|server| !server.url.is_empty())
         .ok_or_else(|| ProviderError::invalid_config("no server URL provided"))?;
-    let ca = ca_bundle(server, credentials).await?;
+    let ca = ca_bundle(
+        server.ca_bundle.as_ref(),
+        server.ca_provider.as_ref(),
+        credentials,
+    )
+    .await?;
     let mut user = Map::new();
     let mut renew_after = None;
     match method {

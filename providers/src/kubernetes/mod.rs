@@ -23,7 +23,6 @@
 //! between reconciles and the token is renewed before it expires; kubeconfigs of `authRef` must
 //! not run commands or read local files.
 
-mod ca;
 mod config;
 mod connect;
 mod error;

@@ -29,7 +29,6 @@
 //! retry settings apply to every call instead).
 
 mod auth;
-mod ca;
 mod config;
 mod consistency;
 mod find;
@@ -114,7 +113,7 @@ impl VaultClient {
 
 /// Builds the transport (reading CA and client certificate) and authenticates.
 async fn connect(spec: &VaultProvider, credentials: CredentialResolver) -> Result<Engine> {
-    let ca_pem = ca::ca_bundle(
+    let ca_pem = crate::ca::ca_bundle(
         spec.ca_bundle.as_ref(),
         spec.ca_provider.as_ref(),
         &credentials,

@@ -4,12 +4,10 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
-use external_secrets_crds::v1::{CaProviderType, WebhookProvider};
+use external_secrets_crds::v1::WebhookProvider;
 use external_secrets_template::{MissingKey, Options, Template};
 
 use super::http::DEFAULT_TIMEOUT;
-use crate::credentials::{CredentialResolver, Referent};
 use crate::duration::parse_go_duration;
 use crate::error::{ProviderError, Result};
 use crate::store::{StoreId, StoreKind};
@@ -149,58 +147,6 @@ fn check_secret_namespace(
     }
 }
 
-/// The PEM bundle of `caBundle` or `caProvider`, if either is set.
-pub async fn ca_bundle(
-    spec: &WebhookProvider,
-    credentials: &CredentialResolver,
-) -> Result<Option<Vec<u8>>> {
-    if let Some(bundle) = spec
-        .ca_bundle
-        .as_ref()
-        .filter(|bundle| !bundle.0.is_empty())
-    {
-        return Ok(Some(decode_bundle(&bundle.0)));
-    }
-    let Some(provider) = &spec.ca_provider else {
-        return Ok(None);
-    };
-    if credentials.store().kind == StoreKind::ClusterSecretStore && provider.namespace.is_none() {
-        return Err(ProviderError::invalid_config(
-            "missing namespace on caProvider secret",
-        ));
-    }
-    let key = provider.key.as_deref().unwrap_or_default();
-    let namespace = provider.namespace.as_deref();
-    let pem = match provider.r#type {
-        CaProviderType::Secret => credentials
-            .secret_key(&provider.name, key, namespace, Referent::Forbidden)
-            .await
-            .map_err(|error| error.context("failed to get cert from secret"))?
-            .into_bytes(),
-        CaProviderType::ConfigMap => credentials
-            .config_map_key(&provider.name, key, namespace, Referent::Forbidden)
-            .await
-            .map_err(|error| error.context("failed to get cert from configmap"))?
-            .into_bytes(),
-    };
-    Ok(Some(decode_bundle(&pem)))
-}
-
-/// A bundle is PEM, or base64 of PEM (upstream accepts both).
-fn decode_bundle(bytes: &[u8]) -> Vec<u8> {
-    if bytes.windows(5).any(|window| window == b"-----") {
-        return bytes.to_vec();
-    }
-    let compact: Vec<u8> = bytes
-        .iter()
-        .copied()
-        .filter(|b| !b.is_ascii_whitespace())
-        .collect();
-    base64::engine::general_purpose::STANDARD
-        .decode(&compact)
-        .unwrap_or_else(|_| bytes.to_vec())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,13 +244,5 @@ mod tests {
         assert!(WebhookConfig::parse(&with_secret(None), &namespaced()).is_ok());
         assert!(WebhookConfig::parse(&with_secret(Some("ns")), &namespaced()).is_ok());
         assert!(WebhookConfig::parse(&with_secret(Some("other")), &namespaced()).is_err());
-    }
-
-    #[test]
-    fn bundles_may_be_pem_or_base64_of_pem() {
-        let pem = b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-        assert_eq!(decode_bundle(pem), pem);
-        let encoded = base64::engine::general_purpose::STANDARD.encode(pem);
-        assert_eq!(decode_bundle(encoded.as_bytes()), pem);
     }
 }

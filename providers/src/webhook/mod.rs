@@ -50,7 +50,7 @@ mod response;
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use external_secrets_crds::v1::WebhookProvider;
+use external_secrets_crds::v1::{CaProvider, WebhookCaProvider, WebhookProvider};
 use external_secrets_template::{Data, Template, query_escape};
 use reqwest::Method;
 
@@ -86,7 +86,12 @@ impl WebhookClient {
     /// Builds the client: parses the spec and sets up TLS (reading `caProvider` if set).
     pub async fn new(spec: &WebhookProvider, credentials: CredentialResolver) -> Result<Self> {
         let config = WebhookConfig::parse(spec, credentials.store())?;
-        let ca = config::ca_bundle(spec, &credentials).await?;
+        let ca = crate::ca::ca_bundle(
+            spec.ca_bundle.as_ref(),
+            spec.ca_provider.as_ref().map(ca_provider).as_ref(),
+            &credentials,
+        )
+        .await?;
         let http = http::build_client(config.timeout, ca.as_deref())?;
         Ok(Self {
             config,
@@ -338,6 +343,17 @@ impl SecretsClient for WebhookClient {
 
     async fn close(&self) -> Result<()> {
         Ok(())
+    }
+}
+
+/// The webhook spec's own CA provider type, as the shape every other provider uses (upstream
+/// declares the same four fields twice).
+fn ca_provider(provider: &WebhookCaProvider) -> CaProvider {
+    CaProvider {
+        r#type: provider.r#type,
+        name: provider.name.clone(),
+        key: provider.key.clone(),
+        namespace: provider.namespace.clone(),
     }
 }
 

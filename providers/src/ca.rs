@@ -1,9 +1,7 @@
-//! The CA bundle the Vault server's certificate is checked against: `caBundle` inline, or
+//! The CA bundle a provider checks its server's certificate against: `caBundle` inline, or
 //! `caProvider` (a key of a Secret or ConfigMap), as upstream's `FetchCACertFromSource`. Neither
-//! set: the system roots.
-//!
-//! Written against the CRD's shared `CaProvider` type rather than the vault spec, so the other
-//! providers' copies (kubernetes `ca.rs`, webhook `config::ca_bundle`) can become calls to it.
+//! set: the system roots. Shared by every provider whose spec has the pair (kubernetes
+//! `server`, vault, webhook).
 
 use base64::Engine as _;
 use external_secrets_crds::v1::{CaProvider, CaProviderType};
@@ -86,6 +84,13 @@ mod tests {
             key: Some("ca.crt".into()),
             namespace: namespace.map(str::to_owned),
         }
+    }
+
+    #[test]
+    fn bundles_may_be_pem_or_base64_of_pem() {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(PEM);
+        assert_eq!(decode_bundle(PEM.as_bytes()), PEM.as_bytes());
+        assert_eq!(decode_bundle(encoded.as_bytes()), PEM.as_bytes());
     }
 
     #[tokio::test]
