@@ -33,6 +33,8 @@ pub mod request;
 pub mod resilient;
 pub mod retry;
 pub mod store;
+#[cfg(any(feature = "vault", feature = "webhook"))]
+mod transport;
 pub mod value;
 #[cfg(feature = "vault")]
 pub mod vault;

@@ -28,6 +28,7 @@ use serde::Deserialize;
 
 use super::consistency::{INDEX_HEADER, ReplicationStates};
 use crate::error::{ErrorKind, ProviderError, Result};
+use crate::transport::transport_error;
 use crate::value::SecretValue;
 
 /// Request timeout, the Go Vault client's default.
@@ -302,43 +303,6 @@ pub(super) fn status_error(action: &str, status: StatusCode, body: &[u8]) -> Pro
         500..=599 => ProviderError::unavailable(message),
         _ => ProviderError::invalid_request(message),
     }
-}
-
-/// A connection, TLS or timeout failure, described without the URL.
-fn transport_error(action: &str, error: reqwest::Error) -> ProviderError {
-    if let Some(tls) = rustls_cause(&error) {
-        let message = format!("{action}: tls handshake failed: {tls}");
-        return ProviderError::invalid_config(message).with_temporary(true);
-    }
-    if error.is_timeout() {
-        return ProviderError::unavailable(format!("{action}: request timed out"));
-    }
-    let mut causes = String::new();
-    let mut source = std::error::Error::source(&error);
-    while let Some(cause) = source {
-        causes = format!("{causes}: {cause}");
-        source = cause.source();
-    }
-    let error = error.without_url();
-    ProviderError::unavailable(format!("{action}: {error}{causes}"))
-}
-
-/// The rustls error behind a transport error, looking inside the `io::Error`s that wrap it.
-fn rustls_cause(error: &reqwest::Error) -> Option<&rustls::Error> {
-    let mut current = std::error::Error::source(error);
-    while let Some(cause) = current {
-        if let Some(tls) = cause.downcast_ref::<rustls::Error>() {
-            return Some(tls);
-        }
-        current = match cause
-            .downcast_ref::<std::io::Error>()
-            .and_then(|io| io.get_ref())
-        {
-            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
-            None => cause.source(),
-        };
-    }
-    None
 }
 
 #[cfg(test)]

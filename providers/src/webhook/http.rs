@@ -17,6 +17,10 @@ use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject as _;
 
 use crate::error::{ErrorKind, ProviderError, Result};
+use crate::transport::transport_error;
+
+/// What a failed call was, in upstream's words.
+const ENDPOINT: &str = "failed to call endpoint";
 
 /// Longest response body read (a webhook answers with one secret, not a download).
 pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
@@ -105,13 +109,20 @@ pub async fn send(client: &reqwest::Client, request: Request) -> Result<Outcome>
     if !request.body.is_empty() {
         builder = builder.body(request.body);
     }
-    let mut response = builder.send().await.map_err(transport_error)?;
+    let mut response = builder
+        .send()
+        .await
+        .map_err(|error| transport_error(ENDPOINT, error))?;
     let status = response.status();
     if !status.is_success() {
         return Ok(Outcome::Status(status));
     }
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(transport_error)? {
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|error| transport_error(ENDPOINT, error))?
+    {
         if body.len() + chunk.len() > MAX_BODY_BYTES {
             return Err(ProviderError::invalid_data(format!(
                 "response body exceeds {MAX_BODY_BYTES} bytes"
@@ -137,47 +148,6 @@ pub fn status_error(prefix: &str, status: reqwest::StatusCode) -> ProviderError 
             ProviderError::new(kind, format!("{prefix} gave error {status}"))
         }
     }
-}
-
-/// A connection, TLS or timeout failure, described without the URL: temporary, and retried at
-/// once unless it is a TLS failure (an untrusted certificate needs a configuration change).
-fn transport_error(error: reqwest::Error) -> ProviderError {
-    if let Some(tls) = rustls_cause(&error) {
-        let message = format!("failed to call endpoint: tls handshake failed: {tls}");
-        return ProviderError::invalid_config(message).with_temporary(true);
-    }
-    let what = if error.is_timeout() {
-        "request timed out".to_owned()
-    } else {
-        let mut causes = String::new();
-        let mut source = std::error::Error::source(&error);
-        while let Some(cause) = source {
-            causes.push_str(": ");
-            causes.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        format!("{}{causes}", error.without_url())
-    };
-    ProviderError::unavailable(format!("failed to call endpoint: {what}"))
-}
-
-/// The rustls error behind a transport error, looking inside the `io::Error`s that wrap it
-/// (their `source()` skips the wrapped error).
-fn rustls_cause(error: &reqwest::Error) -> Option<&rustls::Error> {
-    let mut current = std::error::Error::source(error);
-    while let Some(cause) = current {
-        if let Some(tls) = cause.downcast_ref::<rustls::Error>() {
-            return Some(tls);
-        }
-        current = match cause
-            .downcast_ref::<std::io::Error>()
-            .and_then(|io| io.get_ref())
-        {
-            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
-            None => cause.source(),
-        };
-    }
-    None
 }
 
 /// Upstream's `NetworkValidate`: can a TCP connection be opened to the URL's host and port?
