@@ -1,5 +1,6 @@
 //! Entry point of the `external-secrets` binary: parse the command line and dispatch.
 
+mod certcontroller;
 mod cli;
 mod context;
 mod controllers;
@@ -9,6 +10,7 @@ mod metrics;
 mod render;
 mod run;
 mod server;
+mod webhook;
 
 use anyhow::Context;
 use clap::Parser;
@@ -34,6 +36,18 @@ fn main() -> anyhow::Result<()> {
             tokio::runtime::Runtime::new()
                 .context("starting the async runtime")?
                 .block_on(run::run(args))
+        }
+        Command::Webhook(args) => {
+            run::init_tracing(&args.probes.loglevel);
+            tokio::runtime::Runtime::new()
+                .context("starting the async runtime")?
+                .block_on(webhook::run(args))
+        }
+        Command::Certcontroller(args) => {
+            run::init_tracing(&args.probes.loglevel);
+            tokio::runtime::Runtime::new()
+                .context("starting the async runtime")?
+                .block_on(certcontroller::run(args))
         }
     }
 }

@@ -1,12 +1,18 @@
 //! Command-line interface: one subcommand per job the binary can do, so the same
 //! image runs the controller, the webhook and the tooling around them.
 
+mod certcontroller_args;
+mod probe_args;
 mod run_args;
+mod webhook_args;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+pub use certcontroller_args::CertControllerArgs;
+pub use probe_args::ProbeArgs;
 pub use run_args::RunArgs;
+pub use webhook_args::WebhookArgs;
 
 /// Top-level arguments of the `external-secrets` binary. Without a subcommand it runs the
 /// controllers with the given flags, as upstream's root command does, so upstream's
@@ -58,6 +64,14 @@ pub enum Command {
     /// Run the controllers (SecretStore, ClusterSecretStore, ExternalSecret) with the metrics
     /// and probe servers until SIGINT or SIGTERM; the same as giving the flags alone.
     Run(RunArgs),
+    /// Serve the validating admission webhooks (ExternalSecret, SecretStore,
+    /// ClusterSecretStore, ClusterExternalSecret, PushSecret) over HTTPS with the certificate
+    /// in `--cert-dir`, reloaded when it changes.
+    Webhook(WebhookArgs),
+    /// Keep the webhook's CA and serving certificate in its Secret, rotated before expiry,
+    /// and inject the CA into the labelled ValidatingWebhookConfigurations and the CRDs'
+    /// conversion webhooks.
+    Certcontroller(CertControllerArgs),
 }
 
 #[cfg(test)]
@@ -150,5 +164,96 @@ mod tests {
         use clap::Parser;
         assert!(Cli::try_parse_from(["external-secrets", "--no-such-flag"]).is_err());
         assert!(Cli::try_parse_from(["external-secrets", "--zap-time-encoding=weird"]).is_err());
+    }
+    #[test]
+    fn webhook_accepts_upstream_deployment_args() {
+        use clap::Parser;
+        // The arguments upstream's Helm chart renders for the webhook.
+        let cli = Cli::try_parse_from([
+            "external-secrets",
+            "webhook",
+            "--port=10250",
+            "--dns-name=eso-webhook.eso.svc",
+            "--cert-dir=/tmp/certs",
+            "--check-interval=5m",
+            "--metrics-addr=:8080",
+            "--healthz-addr=:8081",
+            "--loglevel=info",
+            "--zap-time-encoding=epoch",
+            "--lookahead-interval=720h",
+            "--enable-http2=true",
+            "--tls-ciphers=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+            "--tls-min-version=1.3",
+        ])
+        .unwrap();
+        let super::Command::Webhook(args) = cli.into_command() else {
+            panic!("expected the webhook");
+        };
+        assert_eq!(args.port, 10250);
+        assert_eq!(args.dns_name, "eso-webhook.eso.svc");
+        assert_eq!(args.cert_dir.to_str(), Some("/tmp/certs"));
+        assert_eq!(args.check_interval.as_secs(), 300);
+        assert_eq!(args.lookahead_interval.as_secs(), 720 * 3600);
+        assert_eq!(args.probes.healthz_addr.to_string(), "0.0.0.0:8081");
+        assert_eq!(args.tls_min_version, "1.3");
+        assert_eq!(args.probes.compatibility.given(), ["enable-http2"]);
+        let defaults = Cli::try_parse_from(["external-secrets", "webhook"]).unwrap();
+        let super::Command::Webhook(defaults) = defaults.into_command() else {
+            panic!("expected the webhook");
+        };
+        assert_eq!(defaults.dns_name, "localhost");
+        assert_eq!(
+            defaults.cert_dir.to_str(),
+            Some("/tmp/k8s-webhook-server/serving-certs")
+        );
+        assert_eq!(defaults.lookahead_interval.as_secs(), 90 * 24 * 3600);
+        assert_eq!(defaults.tls_min_version, "1.2");
+        assert_eq!(defaults.probes.metrics_addr.to_string(), "0.0.0.0:8080");
+    }
+
+    #[test]
+    fn certcontroller_accepts_upstream_deployment_args() {
+        use clap::Parser;
+        let cli = Cli::try_parse_from([
+            "external-secrets",
+            "certcontroller",
+            "--crd-requeue-interval=5m",
+            "--service-name=eso-webhook",
+            "--service-namespace=eso",
+            "--secret-name=eso-webhook",
+            "--secret-namespace=eso",
+            "--metrics-addr=:8080",
+            "--healthz-addr=:8081",
+            "--loglevel=info",
+            "--zap-time-encoding=epoch",
+            "--crd-names=externalsecrets.external-secrets.io",
+            "--crd-names=secretstores.external-secrets.io",
+            "--enable-partial-cache=true",
+            "--enable-leader-election=true",
+        ])
+        .unwrap();
+        let super::Command::Certcontroller(args) = cli.into_command() else {
+            panic!("expected the cert controller");
+        };
+        assert_eq!(args.service_name, "eso-webhook");
+        assert_eq!(args.secret_namespace, "eso");
+        assert_eq!(
+            args.crd_names,
+            [
+                "externalsecrets.external-secrets.io",
+                "secretstores.external-secrets.io"
+            ]
+        );
+        assert!(args.enable_leader_election);
+        let defaults = Cli::try_parse_from(["external-secrets", "certcontroller"]).unwrap();
+        let super::Command::Certcontroller(defaults) = defaults.into_command() else {
+            panic!("expected the cert controller");
+        };
+        assert_eq!(defaults.crd_names.len(), 3);
+        assert_eq!(defaults.service_name, "external-secrets-webhook");
+        assert_eq!(defaults.service_namespace, "default");
+        assert_eq!(defaults.secret_name, "external-secrets-webhook");
+        assert_eq!(defaults.crd_requeue_interval.as_secs(), 300);
+        assert!(!defaults.enable_leader_election);
     }
 }

@@ -266,7 +266,7 @@ impl CompatibilityArgs {
 }
 
 /// Accepts Go-style `:8080` as well as `host:port`.
-fn parse_address(text: &str) -> Result<SocketAddr, String> {
+pub(super) fn parse_address(text: &str) -> Result<SocketAddr, String> {
     let full = match text.strip_prefix(':') {
         Some(port) => format!("0.0.0.0:{port}"),
         None => text.to_owned(),
@@ -276,6 +276,6 @@ fn parse_address(text: &str) -> Result<SocketAddr, String> {
 }
 
 /// Accepts a Go duration such as `5m` or `1h30m`.
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
     external_secrets_providers::duration::parse_go_duration(text)
 }

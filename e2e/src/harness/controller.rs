@@ -137,7 +137,7 @@ pub fn controller_binary() -> anyhow::Result<PathBuf> {
 }
 
 /// A loopback address with a port nobody listens on right now.
-fn free_local_address() -> anyhow::Result<std::net::SocketAddr> {
+pub fn free_local_address() -> anyhow::Result<std::net::SocketAddr> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(listener.local_addr()?)
 }

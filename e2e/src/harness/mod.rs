@@ -2,16 +2,22 @@
 //! running the controller binary, and locating `kubectl`.
 
 mod cluster;
+mod component;
 mod controller;
 mod crd;
 mod kubectl;
 mod namespace;
+mod webhook;
 
 pub use cluster::{TestCluster, install_crds};
-pub use controller::{CONTROLLER_BIN_ENV, ControllerProcess, controller_binary};
+pub use component::{ComponentProcess, http_status};
+pub use controller::{
+    CONTROLLER_BIN_ENV, ControllerProcess, controller_binary, free_local_address,
+};
 pub use crd::TestCrd;
 pub use kubectl::{Kubectl, kubectl};
 pub use namespace::TestNamespace;
+pub use webhook::{WebhookProcess, admission_review, post_review};
 
 use std::future::Future;
 use std::time::Duration;

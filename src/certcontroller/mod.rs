@@ -1,0 +1,255 @@
+//! The `certcontroller` subcommand: keeps the webhook's CA and serving certificate in its
+//! Secret (`--secret-namespace`/`--secret-name`), renewed before they expire, and injects the
+//! CA into the ValidatingWebhookConfigurations labelled `external-secrets.io/component=webhook`
+//! and into the conversion webhook of the CRDs named by `--crd-names`, as upstream's cert
+//! controller does.
+//!
+//! A pass ([`sync::sync`]) runs at start, whenever a labelled webhook configuration or a named
+//! CRD changes (so a re-applied manifest without `caBundle` is fixed at once), and every
+//! `--crd-requeue-interval`; failed passes are retried with backoff. `/readyz` is ready once a
+//! pass succeeded, or while waiting for the leader lease (upstream: only the leader's
+//! readiness depends on its work). Upstream's readiness also waits for the webhook Service's
+//! endpoints; this one does not.
+
+pub mod bundle;
+mod inject;
+mod sync;
+pub mod verify;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt};
+use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
+use kube::core::PartialObjectMeta;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event, watcher};
+use tokio::sync::watch;
+
+use crate::cli::CertControllerArgs;
+use crate::leader::{self, LeaseSettings};
+use crate::metrics::Metrics;
+use crate::webhook::probes;
+use inject::Service;
+use sync::Settings;
+
+/// Upstream's leader election ID of the cert controller.
+const LEASE_NAME: &str = "crd-certs-controller";
+/// The controller name in the reconcile metrics.
+const CONTROLLER: &str = "certcontroller";
+/// Changes arriving this close together are handled by one pass.
+const DEBOUNCE: Duration = Duration::from_millis(200);
+/// First and longest wait before retrying a failed pass.
+const RETRY: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(60));
+
+/// Where the controller stands, for `/readyz`.
+#[derive(Debug, Clone)]
+enum Phase {
+    /// Waiting for the leader lease: another replica does the work.
+    Standby,
+    /// Leading (or alone) but no pass succeeded yet; why.
+    Waiting(String),
+    /// A pass succeeded: the certificates are in place.
+    Ready,
+}
+
+/// Runs the cert controller until SIGINT or SIGTERM (or, with leader election, until the
+/// lease is lost: the process then exits so it is restarted as a candidate).
+pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
+    let mut ignored = args.probes.compatibility.given();
+    if args.enable_partial_cache.is_some() {
+        ignored.push("enable-partial-cache");
+    }
+    if !ignored.is_empty() {
+        tracing::warn!(flags = ?ignored, "upstream flags without effect in this build");
+    }
+    let metrics = Arc::new(Metrics::default());
+    let client = crate::kube_client::client(metrics.clone(), 0.0, 100)
+        .await
+        .context("connecting to the Kubernetes API")?;
+    let settings = Settings {
+        service: Service {
+            name: args.service_name.clone(),
+            namespace: args.service_namespace.clone(),
+        },
+        secret_name: args.secret_name.clone(),
+        secret_namespace: args.secret_namespace.clone(),
+        webhook_selector: args.webhook_config_selector.clone(),
+        crd_names: args.crd_names.clone(),
+    };
+    let phase = Arc::new(Mutex::new(if args.enable_leader_election {
+        Phase::Standby
+    } else {
+        Phase::Waiting("certificates not checked yet".into())
+    }));
+
+    let (stop, stopped) = watch::channel(false);
+    let shutdown = move || {
+        let mut stopped = stopped.clone();
+        async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        }
+    };
+    let readiness: probes::Readiness = {
+        let phase = phase.clone();
+        Arc::new(
+            move || match &*phase.lock().unwrap_or_else(|e| e.into_inner()) {
+                Phase::Standby | Phase::Ready => Ok(()),
+                Phase::Waiting(reason) => Err(reason.clone()),
+            },
+        )
+    };
+    let servers = tokio::spawn(futures::future::try_join(
+        probes::serve(
+            args.probes.healthz_addr,
+            probes::router(readiness),
+            shutdown(),
+        ),
+        probes::serve(
+            args.probes.metrics_addr,
+            crate::server::router(metrics.clone()),
+            shutdown(),
+        ),
+    ));
+
+    let mut leadership = None;
+    if args.enable_leader_election {
+        let settings = LeaseSettings {
+            name: LEASE_NAME.to_owned(),
+            namespace: None,
+            lease_duration: Duration::from_secs(15),
+            renew_deadline: Duration::from_secs(10),
+            retry_period: Duration::from_secs(2),
+        };
+        tokio::select! {
+            acquired = leader::acquire(client.clone(), &settings) => leadership = Some(acquired?),
+            () = probes::termination() => {}
+        }
+        if leadership.is_none() {
+            let _ = stop.send(true);
+            return finish(servers).await;
+        }
+        *phase.lock().unwrap_or_else(|e| e.into_inner()) =
+            Phase::Waiting("certificates not checked yet".into());
+    }
+
+    let controller = reconcile_loop(client, settings, args.crd_requeue_interval, phase, metrics);
+    let leadership_lost = async {
+        match leadership.as_mut() {
+            Some(leadership) => leadership.lost().await,
+            None => std::future::pending().await,
+        }
+    };
+    let lost = tokio::select! {
+        () = controller => false,
+        () = probes::termination() => {
+            tracing::info!("termination signal received, shutting down");
+            false
+        }
+        () = leadership_lost => {
+            tracing::error!("leader election lost, shutting down");
+            true
+        }
+    };
+    if let Some(leadership) = leadership.take() {
+        leadership.release().await;
+    }
+    let _ = stop.send(true);
+    finish(servers).await?;
+    anyhow::ensure!(!lost, "leader election lost");
+    Ok(())
+}
+
+/// Waits for the probe and metrics servers to stop.
+async fn finish(servers: tokio::task::JoinHandle<std::io::Result<((), ())>>) -> anyhow::Result<()> {
+    servers
+        .await
+        .context("probe server task")?
+        .context("serving probes and metrics")?;
+    Ok(())
+}
+
+/// Runs passes forever: at start, on changes, every `interval`, and after failures with backoff.
+async fn reconcile_loop(
+    client: kube::Client,
+    settings: Settings,
+    interval: Duration,
+    phase: Arc<Mutex<Phase>>,
+    metrics: Arc<Metrics>,
+) {
+    let mut changes = changes(&client, &settings);
+    let mut delay = Duration::ZERO;
+    let mut retry = RETRY.0;
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            Some(()) = changes.next() => {
+                tokio::time::sleep(DEBOUNCE).await;
+                while let Some(Some(())) = changes.next().now_or_never() {}
+            }
+        }
+        let timer = metrics.reconcile_started(CONTROLLER);
+        let result = sync::sync(&client, &settings).await;
+        drop(timer);
+        metrics.reconcile_result(CONTROLLER, &result);
+        let mut phase = phase.lock().unwrap_or_else(|e| e.into_inner());
+        match result {
+            Ok(()) => {
+                *phase = Phase::Ready;
+                delay = interval;
+                retry = RETRY.0;
+            }
+            Err(error) => {
+                tracing::error!(%error, retry_in = ?retry, "webhook certificate pass failed");
+                if !matches!(*phase, Phase::Ready) {
+                    *phase = Phase::Waiting(error.to_string());
+                }
+                delay = retry;
+                retry = (retry * 2).min(RETRY.1);
+            }
+        }
+    }
+}
+
+/// One item per change of a labelled webhook configuration or a named CRD (CRDs are watched
+/// metadata-only, one by one by name, so no other CRD's schema is ever read).
+fn changes(client: &kube::Client, settings: &Settings) -> BoxStream<'static, ()> {
+    let configurations = watcher(
+        Api::<ValidatingWebhookConfiguration>::all(client.clone()),
+        watcher::Config::default().labels(&settings.webhook_selector),
+    )
+    .default_backoff()
+    .map(|event| event.map(|event| is_change(&event)))
+    .boxed();
+    let crds = settings.crd_names.iter().map(|name| {
+        watcher(
+            Api::<PartialObjectMeta<CustomResourceDefinition>>::all(client.clone()),
+            watcher::Config::default().fields(&format!("metadata.name={name}")),
+        )
+        .default_backoff()
+        .map(|event| event.map(|event| is_change(&event)))
+        .boxed()
+    });
+    futures::stream::select_all(std::iter::once(configurations).chain(crds))
+        .filter_map(|change| async move {
+            match change {
+                Ok(true) => Some(()),
+                Ok(false) => None,
+                Err(error) => {
+                    tracing::warn!(%error, "watching webhook configurations and CRDs");
+                    None
+                }
+            }
+        })
+        .boxed()
+}
+
+/// Whether a watch event reports a change worth a pass (the initial listing is covered by the
+/// pass at start).
+fn is_change<K>(event: &Event<K>) -> bool {
+    matches!(event, Event::Apply(_) | Event::Delete(_))
+}
