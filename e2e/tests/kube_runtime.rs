@@ -187,10 +187,16 @@ async fn reconcile(
         Api::namespaced_with(context.client.clone(), &namespace, &resource_of(&widget));
     let status =
         json!({"status": {"ready": true, "observedGeneration": widget.metadata.generation}});
-    api.patch_status(&name, &PatchParams::default(), &Patch::Merge(status))
+    match api
+        .patch_status(&name, &PatchParams::default(), &Patch::Merge(status))
         .await
-        .map_err(|error| ReconcileError(error.to_string()))?;
-    Ok(Action::requeue(Duration::from_secs(300)))
+    {
+        Ok(_) => Ok(Action::requeue(Duration::from_secs(300))),
+        // Deleted after the cache handed it to us (a reconcile queued by its mirror's garbage
+        // collection): nothing left to do, as on any cluster.
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(Action::await_change()),
+        Err(error) => Err(ReconcileError(error.to_string())),
+    }
 }
 
 fn resource_of(object: &DynamicObject) -> kube::discovery::ApiResource {
