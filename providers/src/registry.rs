@@ -4,7 +4,7 @@
 //! compile until it is listed here. Exactly one provider must be set ("secret stores must only
 //! have exactly one backend specified, found N", upstream's message). A provider whose module is
 //! left out of the build by its cargo feature fails with `provider "webhook" is not compiled in`;
-//! one this crate does not implement yet fails with `provider "aws" is not supported by this
+//! one this crate does not implement yet fails with `provider "gcpsm" is not supported by this
 //! build`. Both are permanent `Unsupported` errors.
 //!
 //! There is no global registration: a [`Registry`] value owns what backends keep between clients
@@ -13,8 +13,8 @@
 use std::sync::Arc;
 
 use external_secrets_crds::v1::{
-    ClusterSecretStore, FakeProvider, KubernetesProvider, SecretStore, SecretStoreProvider,
-    SecretStoreSpec, VaultProvider, WebhookProvider,
+    AwsProvider, ClusterSecretStore, FakeProvider, KubernetesProvider, SecretStore,
+    SecretStoreProvider, SecretStoreSpec, VaultProvider, WebhookProvider,
 };
 
 use crate::client::{Capabilities, SharedClient};
@@ -77,6 +77,8 @@ pub enum Backend<'a> {
     Kubernetes(&'a KubernetesProvider),
     /// `spec.provider.vault`.
     Vault(&'a VaultProvider),
+    /// `spec.provider.aws`.
+    Aws(&'a AwsProvider),
     /// Any provider this crate does not implement, by its name in `spec.provider`.
     Unimplemented(&'static str),
 }
@@ -135,8 +137,8 @@ impl<'a> Backend<'a> {
         found.extend(webhook.as_deref().map(Backend::Webhook));
         found.extend(kubernetes.as_deref().map(Backend::Kubernetes));
         found.extend(vault.as_deref().map(Backend::Vault));
+        found.extend(aws.as_deref().map(Backend::Aws));
         let unimplemented = [
-            ("aws", aws.is_some()),
             ("azurekv", azurekv.is_some()),
             ("akeyless", akeyless.is_some()),
             ("bitwardensecretsmanager", bitwardensecretsmanager.is_some()),
@@ -204,6 +206,7 @@ impl<'a> Backend<'a> {
             Backend::Webhook(_) => "webhook",
             Backend::Kubernetes(_) => "kubernetes",
             Backend::Vault(_) => "vault",
+            Backend::Aws(_) => "aws",
             Backend::Unimplemented(name) => name,
         }
     }
@@ -211,9 +214,11 @@ impl<'a> Backend<'a> {
     /// What stores of this backend can do (upstream's `Provider.Capabilities`).
     pub fn capabilities(&self) -> Result<Capabilities> {
         match self {
-            Backend::Fake(_) | Backend::Webhook(_) | Backend::Kubernetes(_) | Backend::Vault(_) => {
-                self.available().map(|()| Capabilities::ReadWrite)
-            }
+            Backend::Fake(_)
+            | Backend::Webhook(_)
+            | Backend::Kubernetes(_)
+            | Backend::Vault(_)
+            | Backend::Aws(_) => self.available().map(|()| Capabilities::ReadWrite),
             Backend::Unimplemented(_) => Err(self.unavailable()),
         }
     }
@@ -237,6 +242,8 @@ impl<'a> Backend<'a> {
             Backend::Kubernetes(spec) => crate::kubernetes::validate_store(spec, store),
             #[cfg(feature = "vault")]
             Backend::Vault(spec) => crate::vault::validate_store(spec, store),
+            #[cfg(feature = "aws")]
+            Backend::Aws(spec) => crate::aws::validate_store(spec, store),
             _ => Err(self.unavailable()),
         }
     }
@@ -251,6 +258,8 @@ impl<'a> Backend<'a> {
             Backend::Kubernetes(_) => Ok(()),
             #[cfg(feature = "vault")]
             Backend::Vault(_) => Ok(()),
+            #[cfg(feature = "aws")]
+            Backend::Aws(_) => Ok(()),
             _ => Err(self.unavailable()),
         }
     }
@@ -262,6 +271,7 @@ impl<'a> Backend<'a> {
             Backend::Webhook(_) => cfg!(feature = "webhook"),
             Backend::Kubernetes(_) => cfg!(feature = "kubernetes"),
             Backend::Vault(_) => cfg!(feature = "vault"),
+            Backend::Aws(_) => cfg!(feature = "aws"),
             Backend::Unimplemented(_) => true,
         };
         let implemented = !matches!(self, Backend::Unimplemented(_));
@@ -327,6 +337,10 @@ impl Registry {
             #[cfg(feature = "vault")]
             Backend::Vault(spec) => Ok(Arc::new(
                 crate::vault::VaultClient::new(spec, credentials).await?,
+            )),
+            #[cfg(feature = "aws")]
+            Backend::Aws(spec) => Ok(Arc::new(
+                crate::aws::AwsClient::new(spec, credentials).await?,
             )),
             other => Err(other.unavailable()),
         }

@@ -3,10 +3,10 @@
 use super::*;
 use crate::credentials::MemorySecretSource;
 use crate::error::ErrorKind;
-use external_secrets_crds::v1::{AwsProvider, FakeProviderData};
+use external_secrets_crds::v1::{FakeProviderData, GcpsmProvider};
 
-fn aws() -> AwsProvider {
-    serde_json::from_str(r#"{"service":"SecretsManager","region":"eu-west-1"}"#).unwrap()
+fn gcpsm() -> GcpsmProvider {
+    serde_json::from_str(r#"{"projectID":"my-project"}"#).unwrap()
 }
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -74,7 +74,7 @@ fn exactly_one_provider_must_be_set() {
         "secret stores must only have exactly one backend specified, found 0"
     );
     let mut two = fake_provider();
-    two.aws = Some(Box::new(aws()));
+    two.gcpsm = Some(Box::new(gcpsm()));
     let error = Backend::of(&two).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::InvalidConfig);
     assert!(error.message().ends_with("found 2"));
@@ -83,27 +83,27 @@ fn exactly_one_provider_must_be_set() {
 
 #[tokio::test]
 async fn unimplemented_providers_are_permanently_unsupported() {
-    let aws = secret_store(SecretStoreProvider {
-        aws: Some(Box::new(aws())),
+    let gcpsm = secret_store(SecretStoreProvider {
+        gcpsm: Some(Box::new(gcpsm())),
         ..SecretStoreProvider::default()
     });
     let error = registry()
-        .new_client(&StoreRef::from(&aws), None)
+        .new_client(&StoreRef::from(&gcpsm), None)
         .await
         .err()
         .unwrap();
     assert_eq!(
         error.message(),
-        r#"provider "aws" is not supported by this build"#
+        r#"provider "gcpsm" is not supported by this build"#
     );
     assert_eq!(error.kind(), ErrorKind::Unsupported);
     assert!(!error.is_temporary());
     let error = registry()
-        .validate_store(&StoreRef::from(&aws))
+        .validate_store(&StoreRef::from(&gcpsm))
         .unwrap_err();
     assert_eq!(error.reason(), "Unsupported");
     assert!(
-        Backend::of(&aws.spec.provider)
+        Backend::of(&gcpsm.spec.provider)
             .unwrap()
             .capabilities()
             .is_err()

@@ -36,7 +36,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "fake",
             feature = "webhook",
             feature = "kubernetes",
-            feature = "vault"
+            feature = "vault",
+            feature = "aws"
         ))
     );
 }

@@ -41,6 +41,54 @@ impl TestCluster {
     }
 }
 
+/// Where the cluster's API server listens and the PEM bundle that verifies it, for servers a
+/// test starts that call the API server themselves (OpenBao reviewing tokens).
+pub struct ApiServerEndpoint {
+    /// The server's URL, as the kubeconfig gives it.
+    pub url: String,
+    /// Its certificate authority (PEM), unless the kubeconfig names none.
+    pub ca_pem: Option<String>,
+}
+
+impl TestCluster {
+    /// The API server of the kubeconfig's current context.
+    pub fn api_server(&self) -> anyhow::Result<ApiServerEndpoint> {
+        use base64::Engine as _;
+        let kubeconfig = Kubeconfig::read_from(&self.kubeconfig)?;
+        let context_name = kubeconfig
+            .current_context
+            .clone()
+            .context("the kubeconfig has no current-context")?;
+        let context = kubeconfig
+            .contexts
+            .iter()
+            .find(|context| context.name == context_name)
+            .and_then(|context| context.context.as_ref())
+            .with_context(|| format!("the kubeconfig has no context {context_name:?}"))?;
+        let cluster = kubeconfig
+            .clusters
+            .iter()
+            .find(|cluster| cluster.name == context.cluster)
+            .and_then(|cluster| cluster.cluster.as_ref())
+            .with_context(|| format!("the kubeconfig has no cluster {:?}", context.cluster))?;
+        let url = cluster
+            .server
+            .clone()
+            .context("the kubeconfig's cluster has no server")?;
+        let ca_pem = match (
+            &cluster.certificate_authority_data,
+            &cluster.certificate_authority,
+        ) {
+            (Some(data), _) => Some(String::from_utf8(
+                base64::engine::general_purpose::STANDARD.decode(data)?,
+            )?),
+            (None, Some(path)) => Some(std::fs::read_to_string(path)?),
+            (None, None) => None,
+        };
+        Ok(ApiServerEndpoint { url, ca_pem })
+    }
+}
+
 /// A client for the cluster a kubeconfig file describes (its current context).
 pub(crate) async fn client_for(kubeconfig: &std::path::Path) -> anyhow::Result<Client> {
     let parsed = Kubeconfig::read_from(kubeconfig)

@@ -29,6 +29,17 @@ impl ControllerProcess {
         class: &str,
         extra_args: &[&str],
     ) -> anyhow::Result<Self> {
+        Self::start_with_env(cluster, class, extra_args, &[]).await
+    }
+
+    /// [`Self::start`] with `env` added to the process's environment (e.g. upstream's
+    /// `AWS_SECRETSMANAGER_ENDPOINT` pointing a provider at a local server).
+    pub async fn start_with_env(
+        cluster: &TestCluster,
+        class: &str,
+        extra_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
         let binary = controller_binary()?;
         let metrics_addr = free_local_address()?;
         static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -50,6 +61,7 @@ impl ControllerProcess {
             ])
             .args(extra_args)
             .env("KUBECONFIG", &cluster.kubeconfig)
+            .envs(env.iter().copied())
             .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)

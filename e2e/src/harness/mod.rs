@@ -9,7 +9,7 @@ mod kubectl;
 mod namespace;
 mod webhook;
 
-pub use cluster::{TestCluster, install_crds};
+pub use cluster::{ApiServerEndpoint, TestCluster, install_crds};
 pub use component::{ComponentProcess, http_status};
 pub use controller::{
     CONTROLLER_BIN_ENV, ControllerProcess, controller_binary, free_local_address,

@@ -68,6 +68,19 @@ pub trait SecretSource: Send + Sync {
         name: &str,
     ) -> Result<Option<BTreeMap<String, String>>>;
 
+    /// The annotations of ServiceAccount `namespace/name` (AWS IRSA names its role in one),
+    /// `Ok(None)` when it does not exist. Sources without a cluster have no ServiceAccounts.
+    async fn service_account_annotations(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<BTreeMap<String, String>>> {
+        let _ = namespace;
+        Err(ProviderError::unsupported(format!(
+            "cannot get service account {name:?}: this credential source has no cluster"
+        )))
+    }
+
     /// A token of ServiceAccount `namespace/name` for `audiences` (none: the API server's
     /// default), valid for about `lifetime`. Sources without a cluster cannot issue tokens.
     async fn service_account_token(
@@ -199,6 +212,25 @@ impl CredentialResolver {
             .ok_or_else(|| missing(format!("cannot find configmap data for key: {key:?}")))
     }
 
+    /// The annotations of ServiceAccount `name`, in the namespace the rules give; a missing
+    /// ServiceAccount is a configuration error worth retrying.
+    pub async fn service_account_annotations(
+        &self,
+        name: &str,
+        namespace: Option<&str>,
+        referent: Referent,
+    ) -> Result<BTreeMap<String, String>> {
+        let namespace = self.namespace_for(namespace, referent)?;
+        self.source
+            .service_account_annotations(&namespace, name)
+            .await?
+            .ok_or_else(|| {
+                missing(format!(
+                    "cannot get service account {name:?} from namespace {namespace:?}: not found"
+                ))
+            })
+    }
+
     /// A token of ServiceAccount `name`, in the namespace the rules give (`namespace` as
     /// written in the store), for `audiences`.
     pub async fn service_account_token(
@@ -264,6 +296,19 @@ impl SecretSource for KubeSecretSource {
             .await
             .map_err(|error| map_kube_error(error, "configmap", namespace, name))?;
         Ok(config_map.map(|config_map| config_map.data.unwrap_or_default()))
+    }
+
+    async fn service_account_annotations(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<BTreeMap<String, String>>> {
+        let api: Api<ServiceAccount> = Api::namespaced(self.client.clone(), namespace);
+        let account = api
+            .get_opt(name)
+            .await
+            .map_err(|error| map_kube_error(error, "service account", namespace, name))?;
+        Ok(account.map(|account| account.metadata.annotations.unwrap_or_default()))
     }
 
     async fn service_account_token(

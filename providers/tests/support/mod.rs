@@ -1,6 +1,6 @@
 //! Harnesses for the behaviour suite: one per compiled provider, each serving its client from a
 //! real server (in-process for `fake`, a local HTTP server for `webhook`, a loopback Kubernetes
-//! API server for `kubernetes`, an OpenBao dev server for `vault`).
+//! API server for `kubernetes`, an OpenBao dev server for `vault`, moto's server for `aws`).
 //!
 //! Adding a provider: implement [`Harness`] (build a store whose backend holds the seed data,
 //! say which optional operations the backend offers and, where the provider addresses values
@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+#[cfg(feature = "aws")]
+pub mod aws;
 #[cfg(feature = "vault")]
 pub mod bao_process;
 #[cfg(feature = "fake")]
@@ -81,6 +83,10 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(kubernetes::KubernetesHarness::start().await));
     #[cfg(feature = "vault")]
     all.push(Box::new(vault::VaultHarness::start()));
+    #[cfg(feature = "aws")]
+    all.push(Box::new(aws::SecretsManagerHarness));
+    #[cfg(feature = "aws")]
+    all.push(Box::new(aws::ParameterStoreHarness));
     all
 }
 
@@ -124,4 +130,47 @@ pub fn unique_name(prefix: &str) -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
     format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::SeqCst))
+}
+
+/// A loopback API server with [`NAMESPACE`] and ServiceAccount `account` (carrying
+/// `annotations`) in it, and its admin client: for auth methods built on ServiceAccounts.
+pub async fn cluster_with_service_account(
+    account: &str,
+    annotations: &[(&str, &str)],
+) -> (loopback_apiserver::LoopbackServer, kube::Client) {
+    use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+    use kube::api::{Api, PostParams};
+    let options = loopback_apiserver::Options::default();
+    let loopback = loopback_apiserver::LoopbackServer::start(options)
+        .await
+        .expect("starting the loopback API server");
+    let admin = loopback.client().await.expect("loopback client");
+    let namespace = Namespace {
+        metadata: ObjectMeta {
+            name: Some(NAMESPACE.to_owned()),
+            ..ObjectMeta::default()
+        },
+        ..Namespace::default()
+    };
+    Api::<Namespace>::all(admin.clone())
+        .create(&PostParams::default(), &namespace)
+        .await
+        .expect("creating the namespace");
+    let annotations = annotations
+        .iter()
+        .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+        .collect();
+    let account = ServiceAccount {
+        metadata: ObjectMeta {
+            name: Some(account.to_owned()),
+            annotations: Some(annotations),
+            ..ObjectMeta::default()
+        },
+        ..ServiceAccount::default()
+    };
+    Api::<ServiceAccount>::namespaced(admin.clone(), NAMESPACE)
+        .create(&PostParams::default(), &account)
+        .await
+        .expect("creating the service account");
+    (loopback, admin)
 }

@@ -17,17 +17,16 @@ use external_secrets_providers::request::RemoteRef;
 use external_secrets_providers::{
     ErrorKind, ProviderError, Registry, SharedClient, StoreRef, ValidationResult,
 };
-use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::Api;
 use kube::api::PostParams;
-use loopback_apiserver::{LoopbackServer, Options};
+use loopback_apiserver::LoopbackServer;
 use reqwest::Method;
 use serde_json::json;
 use std::sync::Arc;
 
 use super::support::vault::{BaoServer, selector, token_auth, token_source};
-use super::support::{NAMESPACE, unique_name};
+use super::support::{NAMESPACE, cluster_with_service_account, unique_name};
 use super::{client, cluster_store_of, text};
 
 const PASSWORD: &str = "correct horse";
@@ -188,31 +187,7 @@ async fn userpass_and_ldap_log_in_with_a_password() {
 
 /// A loopback API server with [`NAMESPACE`] and ServiceAccount `reader` in it.
 async fn cluster() -> (LoopbackServer, kube::Client) {
-    let loopback = LoopbackServer::start(Options::default()).await.unwrap();
-    let admin = loopback.client().await.unwrap();
-    let namespace = Namespace {
-        metadata: ObjectMeta {
-            name: Some(NAMESPACE.to_owned()),
-            ..ObjectMeta::default()
-        },
-        ..Namespace::default()
-    };
-    Api::<Namespace>::all(admin.clone())
-        .create(&PostParams::default(), &namespace)
-        .await
-        .unwrap();
-    let account = ServiceAccount {
-        metadata: ObjectMeta {
-            name: Some("reader".to_owned()),
-            ..ObjectMeta::default()
-        },
-        ..ServiceAccount::default()
-    };
-    Api::<ServiceAccount>::namespaced(admin.clone(), NAMESPACE)
-        .create(&PostParams::default(), &account)
-        .await
-        .unwrap();
-    (loopback, admin)
+    cluster_with_service_account("reader", &[]).await
 }
 
 fn reader() -> ServiceAccountSelector {
