@@ -101,6 +101,7 @@ pub struct Metrics {
     provider_calls: CountingGauge<ProviderCallLabels>,
     api_requests: Family<RequestLabels, Counter>,
     cluster_external_secrets: ObjectGauges,
+    cluster_push_secrets: ObjectGauges,
     push_secrets: ObjectGauges,
 }
 
@@ -238,11 +239,14 @@ impl Default for Metrics {
             "clusterexternalsecret",
             "Cluster External Secret",
         );
+        let cluster_push_secrets =
+            ObjectGauges::register(&mut registry, "clusterpushsecret", "Cluster Push Secret");
         let push_secrets = ObjectGauges::register(&mut registry, "pushsecret", "Push Secret");
         Self {
             registry,
             api_requests,
             cluster_external_secrets,
+            cluster_push_secrets,
             push_secrets,
             external_secret_condition,
             external_secret_duration,
@@ -301,6 +305,16 @@ impl Metrics {
     /// Forgets the gauges of a deleted ClusterExternalSecret.
     pub fn remove_cluster_external_secret(&self, name: &str) {
         self.cluster_external_secrets.remove(name, "");
+    }
+
+    /// Sets a ClusterPushSecret's `Ready` gauge and reconcile duration (nanoseconds).
+    pub fn set_cluster_push_secret(&self, name: &str, status: &str, took: Duration) {
+        self.cluster_push_secrets.set(name, "", status, took);
+    }
+
+    /// Forgets the gauges of a deleted ClusterPushSecret.
+    pub fn remove_cluster_push_secret(&self, name: &str) {
+        self.cluster_push_secrets.remove(name, "");
     }
 
     /// Sets a PushSecret's `Ready` gauge and reconcile duration (nanoseconds).

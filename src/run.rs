@@ -110,13 +110,20 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         futures::future::ready(()).boxed()
     };
-    let controllers = futures::future::join5(
+    let cluster_push_secrets = if args.enable_cluster_push_secret_reconciler {
+        crate::controllers::cluster_push_secret::run(context.clone(), args.concurrent, shutdown())
+            .boxed()
+    } else {
+        futures::future::ready(()).boxed()
+    };
+    let controllers = futures::future::join_all([
         secret_stores,
         cluster_secret_stores,
         external_secrets,
         cluster_external_secrets,
         push_secrets,
-    );
+        cluster_push_secrets,
+    ]);
     tokio::pin!(controllers);
     let leadership_lost = async {
         match leadership.as_mut() {

@@ -39,7 +39,7 @@ pub struct RunArgs {
     /// Enable the PushSecret reconciler.
     #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_push_secret_reconciler: bool,
-    /// Enable the ClusterPushSecret reconciler (not part of this build yet).
+    /// Enable the ClusterPushSecret reconciler.
     #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_cluster_push_secret_reconciler: bool,
     /// Sync ExternalSecrets only while their stores are Ready (or not validated yet).

@@ -2,7 +2,9 @@
 
 pub mod backoff;
 pub mod cluster_external_secret;
+pub mod cluster_push_secret;
 pub mod external_secret;
+pub mod fan_out;
 pub mod metadata;
 pub mod push_secret;
 pub mod secret_store;

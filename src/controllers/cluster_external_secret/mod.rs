@@ -1,26 +1,94 @@
-//! The ClusterExternalSecret controller: one ExternalSecret per selected namespace, kept in
-//! step as namespaces come and go or change labels, as upstream's controller does.
-//!
-//! Triggers: the ClusterExternalSecret, the ExternalSecrets it controls (metadata only: an
-//! edited or deleted copy is put back) and every Namespace change (namespaces are few and
-//! selection is decided from a metadata-only watch cache, so no List per reconcile).
+//! The ClusterExternalSecret controller: one ExternalSecret per selected namespace, through the
+//! shared cluster-template controller (`fan_out`), behind upstream's cleanup finalizer.
 
 pub mod plan;
-pub mod reconcile;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use external_secrets_crds::v1::{ClusterExternalSecret, ExternalSecret};
-use futures::StreamExt;
-use k8s_openapi::api::core::v1::Namespace;
-use kube::Api;
-use kube::core::PartialObjectMeta;
-use kube::runtime::controller::{self, Controller};
-use kube::runtime::reflector::{self, ObjectRef};
-use kube::runtime::{WatchStreamExt, watcher};
+use external_secrets_providers::duration::parse_go_duration;
 
 use crate::context::Context;
-use reconcile::{CONTROLLER, CesContext};
+use crate::controllers::external_secret::stores::selector_matches;
+use crate::controllers::fan_out::{self, ClusterTemplate};
+use crate::metrics::Metrics;
+
+/// Upstream's finalizer: the ExternalSecrets are removed before the ClusterExternalSecret.
+pub const FINALIZER: &str = "externalsecrets.external-secrets.io/clusterexternalsecret-cleanup";
+/// How often namespaces are re-checked when `spec.refreshTime` is unset (upstream: 1h).
+const DEFAULT_REFRESH: Duration = Duration::from_secs(3600);
+
+impl ClusterTemplate for ClusterExternalSecret {
+    type Copy = ExternalSecret;
+    const CONTROLLER: &'static str = "clusterexternalsecret";
+    const FINALIZER: Option<&'static str> = Some(FINALIZER);
+    const REASON_ALREADY_EXISTS: &'static str = plan::REASON_ALREADY_EXISTS;
+    const REASON_WRITE_FAILED: &'static str = "could not create or update ExternalSecret";
+
+    fn copy_name(&self) -> String {
+        plan::external_secret_name(self)
+    }
+
+    fn recorded_copy_name(&self) -> Option<&str> {
+        self.status.as_ref()?.external_secret_name.as_deref()
+    }
+
+    fn provisioned_namespaces(&self) -> &[String] {
+        self.status
+            .as_ref()
+            .map_or(&[], |status| &status.provisioned_namespaces)
+    }
+
+    /// `spec.namespaces`, `spec.namespaceSelectors` or the deprecated `spec.namespaceSelector`:
+    /// any one matching selects.
+    fn selects(&self, name: &str, labels: &BTreeMap<String, String>) -> bool {
+        self.spec.namespaces.iter().any(|listed| listed == name)
+            || self
+                .spec
+                .namespace_selector
+                .iter()
+                .chain(&self.spec.namespace_selectors)
+                .any(|selector| selector_matches(selector, labels))
+    }
+
+    fn desired_copy(&self, namespace: &str, name: &str) -> ExternalSecret {
+        plan::desired_external_secret(self, namespace, name)
+    }
+
+    fn is_up_to_date(existing: &ExternalSecret, desired: &ExternalSecret) -> bool {
+        plan::is_up_to_date(existing, desired)
+    }
+
+    fn status_update(
+        &self,
+        copy_name: &str,
+        provisioned: &[String],
+        failed: &BTreeMap<String, String>,
+    ) -> Option<serde_json::Value> {
+        let status = plan::status(copy_name, provisioned, failed);
+        (self.status.as_ref() != Some(&status))
+            .then(|| serde_json::to_value(status).unwrap_or_default())
+    }
+
+    fn refresh_interval(&self) -> Duration {
+        self.spec
+            .refresh_time
+            .as_deref()
+            .and_then(|text| parse_go_duration(text).ok())
+            .filter(|interval| !interval.is_zero())
+            .unwrap_or(DEFAULT_REFRESH)
+    }
+
+    fn record_metrics(&self, metrics: &Metrics, ready: &str, took: Duration) {
+        metrics.set_cluster_external_secret(&kube::ResourceExt::name_any(self), ready, took);
+    }
+
+    fn remove_metrics(&self, metrics: &Metrics) {
+        metrics.remove_cluster_external_secret(&kube::ResourceExt::name_any(self));
+    }
+}
 
 /// Runs the ClusterExternalSecret controller until `shutdown` completes.
 pub async fn run(
@@ -28,47 +96,5 @@ pub async fn run(
     concurrency: u16,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let client = context.client.clone();
-    let (namespace_reader, namespace_writer) = reflector::store();
-    let namespaces = watcher(
-        Api::<PartialObjectMeta<Namespace>>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .reflect(namespace_writer)
-    .touched_objects();
-    let copies = watcher(
-        Api::<PartialObjectMeta<ExternalSecret>>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .touched_objects();
-    let controller = Controller::new(
-        Api::<ClusterExternalSecret>::all(client),
-        watcher::Config::default(),
-    );
-    let all = controller.store();
-    let ces_context = Arc::new(CesContext {
-        shared: context,
-        namespaces: namespace_reader,
-    });
-    tracing::info!(controller = CONTROLLER, "starting controller");
-    controller
-        .with_config(controller::Config::default().concurrency(concurrency))
-        .owns_stream(copies)
-        .watches_stream(namespaces, move |_| {
-            all.state()
-                .iter()
-                .map(|ces| ObjectRef::from_obj(ces.as_ref()))
-                .collect::<Vec<_>>()
-        })
-        .graceful_shutdown_on(shutdown)
-        .run(reconcile::reconcile, reconcile::error_policy, ces_context)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
-            }
-        })
-        .await;
-    tracing::info!(controller = CONTROLLER, "controller stopped");
+    fan_out::run::<ClusterExternalSecret>(context, concurrency, shutdown).await;
 }

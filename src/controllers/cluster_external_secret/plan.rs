@@ -1,6 +1,5 @@
-//! What a ClusterExternalSecret asks for, decided without I/O: the namespaces it selects, the
-//! ExternalSecret it wants in each, whether an existing one is its own and up to date, and
-//! the status that results.
+//! What a ClusterExternalSecret asks for, decided without I/O: the ExternalSecret it wants in
+//! each namespace, whether an existing one is up to date, and the status that results.
 
 use std::collections::BTreeMap;
 
@@ -8,12 +7,8 @@ use external_secrets_crds::v1::{
     ClusterExternalSecret, ClusterExternalSecretNamespaceFailure, ClusterExternalSecretStatus,
     ClusterExternalSecretStatusCondition, ExternalSecret,
 };
-use k8s_openapi::api::core::v1::Namespace;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::core::PartialObjectMeta;
 use kube::{Resource, ResourceExt};
 
-use crate::controllers::external_secret::stores::selector_matches;
 use crate::controllers::metadata::includes;
 
 /// Upstream's annotation forcing a sync, copied from the ClusterExternalSecret to its copies.
@@ -31,47 +26,6 @@ pub fn external_secret_name(ces: &ClusterExternalSecret) -> String {
         .clone()
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| ces.name_any())
-}
-
-/// The namespaces selected by `spec.namespaces`, `spec.namespaceSelectors` or the deprecated
-/// `spec.namespaceSelector` (any one matching selects), sorted; terminating ones are left out
-/// so nothing is created in a namespace on its way out.
-pub fn target_namespaces<'a>(
-    ces: &ClusterExternalSecret,
-    namespaces: impl IntoIterator<Item = &'a PartialObjectMeta<Namespace>>,
-) -> Vec<String> {
-    let selectors: Vec<_> = ces
-        .spec
-        .namespace_selector
-        .iter()
-        .chain(&ces.spec.namespace_selectors)
-        .collect();
-    let mut selected: Vec<String> = namespaces
-        .into_iter()
-        .filter(|namespace| namespace.metadata.deletion_timestamp.is_none())
-        .filter(|namespace| {
-            let name = namespace.name_any();
-            let labels = namespace.labels();
-            ces.spec.namespaces.contains(&name)
-                || selectors
-                    .iter()
-                    .any(|selector| selector_matches(selector, labels))
-        })
-        .map(|namespace| namespace.name_any())
-        .collect();
-    selected.sort();
-    selected.dedup();
-    selected
-}
-
-/// Whether `metadata` belongs to an object controlled by the ClusterExternalSecret `name`.
-pub fn is_owned_by(metadata: &ObjectMeta, name: &str) -> bool {
-    metadata.owner_references.iter().flatten().any(|owner| {
-        owner.controller == Some(true)
-            && owner.kind == "ClusterExternalSecret"
-            && owner.api_version.starts_with("external-secrets.io/")
-            && owner.name == name
-    })
 }
 
 /// The ExternalSecret the ClusterExternalSecret wants in `namespace`: its spec, the metadata
@@ -144,6 +98,10 @@ pub fn status(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controllers::fan_out::ClusterTemplate;
+    use crate::controllers::fan_out::selection::{is_owned_by, target_namespaces};
+    use k8s_openapi::api::core::v1::Namespace;
+    use kube::core::PartialObjectMeta;
     use serde_json::json;
 
     fn ces(spec: serde_json::Value) -> ClusterExternalSecret {
@@ -220,8 +178,14 @@ mod tests {
         assert_eq!(desired.labels()["app"], "x");
         assert_eq!(desired.annotations()["note"], "y");
         assert_eq!(desired.annotations()[ANNOTATION_FORCE_SYNC], "3");
-        assert!(is_owned_by(&desired.metadata, "shared"));
-        assert!(!is_owned_by(&desired.metadata, "another"));
+        assert!(is_owned_by::<ClusterExternalSecret>(
+            &desired.metadata,
+            "shared"
+        ));
+        assert!(!is_owned_by::<ClusterExternalSecret>(
+            &desired.metadata,
+            "another"
+        ));
         assert!(is_up_to_date(&desired, &desired));
         let mut changed = desired.clone();
         changed.spec.refresh_interval = "5m".into();
@@ -234,6 +198,18 @@ mod tests {
         let ok = status("copy", &["b".into(), "a".into()], &BTreeMap::new());
         assert_eq!(ok.provisioned_namespaces, ["a", "b"]);
         assert_eq!(ok.conditions[0].status, "True");
+        let mut template = ces(json!({}));
+        assert!(
+            template
+                .status_update("copy", &["b".into(), "a".into()], &BTreeMap::new())
+                .is_some()
+        );
+        template.status = Some(ok.clone());
+        assert!(
+            template
+                .status_update("copy", &["a".into(), "b".into()], &BTreeMap::new())
+                .is_none()
+        );
         let failed: BTreeMap<String, String> =
             [("c".to_owned(), REASON_ALREADY_EXISTS.to_owned())].into();
         let bad = status("copy", &["a".into()], &failed);
