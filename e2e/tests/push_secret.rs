@@ -241,3 +241,87 @@ async fn push_read_back_policies_and_cleanup() -> anyhow::Result<()> {
     other.delete().await?;
     namespace.delete().await
 }
+
+#[tokio::test]
+async fn templates_and_data_to_shape_what_is_pushed() -> anyhow::Result<()> {
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "push-bulk").await?;
+    let class = unique_name("e2e-class");
+    let controller =
+        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "0s"]).await?;
+    let client = cluster.client.clone();
+    let store: SecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": "store"},
+        "spec": {"controller": class, "provider": {"fake": {"data": []}}},
+    }))?;
+    Api::<SecretStore>::namespaced(client.clone(), &namespace.name)
+        .create(&PostParams::default(), &store)
+        .await?;
+    let source: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "app-env"},
+        "stringData": {"APP_HOST": "db.local", "APP_USER": "app", "password": "pw"},
+    }))?;
+    Api::<Secret>::namespaced(client.clone(), &namespace.name)
+        .create(&PostParams::default(), &source)
+        .await?;
+    let api: Api<PushSecret> = Api::namespaced(client.clone(), &namespace.name);
+
+    // Every APP_ key on its own, renamed; a templated key explicitly.
+    let bulk = push_secret(
+        "bulk",
+        "app-env",
+        "/app/dsn",
+        json!({
+            "data": [{"match": {"secretKey": "dsn", "remoteRef": {"remoteKey": "/app/dsn"}}}],
+            "template": {"data": {"dsn": "postgres://{{ .APP_USER }}:{{ .password }}@{{ .APP_HOST }}"}},
+            "dataTo": [{
+                "storeRef": {"name": "store"},
+                "match": {"regexp": "^APP_"},
+                "rewrite": [{"regexp": {"source": "^APP_(.*)$", "target": "/app/$1"}},
+                            {"transform": {"template": "{{ .value | lower }}"}}],
+            }],
+        }),
+    )?;
+    api.create(&PostParams::default(), &bulk).await?;
+    let (pushed, ready) = wait_reason(&api, "bulk", "Synced", &controller).await?;
+    assert_eq!(ready[0], "True", "{ready:?}");
+    let recorded: Vec<String> = pushed
+        .status
+        .iter()
+        .flat_map(|status| status.synced_push_secrets.values())
+        .flat_map(|entries| entries.keys().cloned())
+        .collect();
+    assert_eq!(recorded, ["/app/dsn", "/app/host", "/app/user"]);
+    for (remote_key, expected) in [
+        ("/app/host", "db.local"),
+        ("/app/user", "app"),
+        ("/app/dsn", "postgres://app:pw@db.local"),
+    ] {
+        let (reason, value) = read_back(&cluster, &namespace.name, remote_key, &controller).await?;
+        assert_eq!(
+            (reason.as_str(), value.as_deref()),
+            ("SecretSynced", Some(expected)),
+            "{remote_key}"
+        );
+    }
+
+    // A dataTo entry for a store that secretStoreRefs does not list: a named error.
+    let stray = push_secret(
+        "stray",
+        "app-env",
+        "/stray",
+        json!({"dataTo": [{"storeRef": {"name": "elsewhere"}}]}),
+    )?;
+    api.create(&PostParams::default(), &stray).await?;
+    let (_, ready) = wait_reason(&api, "stray", "Errored", &controller).await?;
+    assert_eq!(
+        ready[2], "spec.dataTo[0]: storeRef \"elsewhere\" not found in secretStoreRefs",
+        "{ready:?}"
+    );
+
+    controller.stop().await?;
+    namespace.delete().await
+}

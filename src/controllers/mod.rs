@@ -7,4 +7,5 @@ pub mod external_secret;
 pub mod fan_out;
 pub mod metadata;
 pub mod push_secret;
+pub mod rewrite;
 pub mod secret_store;

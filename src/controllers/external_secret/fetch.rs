@@ -18,6 +18,7 @@ use super::dedup::Coalescer;
 use super::error::Error;
 use super::stores::FoundStore;
 use super::target::SecretData;
+use crate::controllers::rewrite::KeyRewrite;
 use crate::metrics::Metrics;
 
 /// Everything one sync needs to reach providers.
@@ -292,8 +293,8 @@ fn check_null_bytes(
     Ok(())
 }
 
-/// `rewrite[].regexp` (replace-all on every key, in order); the other rewrite kinds are not
-/// built yet and are refused by name.
+/// `rewrite[]`: `regexp` and `transform` rules applied to every key, in order; `merge` is not
+/// built yet and is refused by name.
 fn rewrite(
     rules: &[ExternalSecretRewrite],
     data: SecretMap,
@@ -302,28 +303,17 @@ fn rewrite(
     let mut data = data;
     for (index, rule) in rules.iter().enumerate() {
         let field = format!("{what}.rewrite[{index}]");
-        let Some(regexp) = &rule.regexp else {
+        if rule.merge.is_some() {
             return Err(Error::InvalidSpec(format!(
-                "{field}: only regexp rewrites are supported by this build yet"
+                "{field}: merge rewrites are not supported by this build yet"
             )));
-        };
-        let pattern = regex::Regex::new(&regexp.source).map_err(|error| {
-            Error::InvalidSpec(format!(
-                "{field}.regexp.source: invalid regular expression: {error}"
-            ))
-        })?;
+        }
+        let rule = KeyRewrite::compile(&field, rule.regexp.as_ref(), rule.transform.as_ref())
+            .map_err(Error::InvalidSpec)?;
         data = data
             .into_iter()
-            // `$1` / `${name}` expand as in Go's ReplaceAllString.
-            .map(|(key, value)| {
-                (
-                    pattern
-                        .replace_all(&key, regexp.target.as_str())
-                        .into_owned(),
-                    value,
-                )
-            })
-            .collect();
+            .map(|(key, value)| Ok((rule.apply(&key).map_err(Error::InvalidSpec)?, value)))
+            .collect::<Result<_, Error>>()?;
     }
     Ok(data)
 }
@@ -379,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn regexp_rewrites_apply_in_order_and_others_are_refused() {
+    fn regexp_and_transform_rewrites_apply_in_order_and_merge_is_refused() {
         let rule = |source: &str, target: &str| ExternalSecretRewrite {
             regexp: Some(ExternalSecretRewriteRegexp {
                 source: source.into(),
@@ -395,14 +385,36 @@ mod tests {
         )
         .unwrap();
         assert_eq!(rewritten.keys().collect::<Vec<_>>(), ["database-user"]);
+        let transform: ExternalSecretRewrite = serde_json::from_value(
+            serde_json::json!({"transform": {"template": "{{ .value | upper }}"}}),
+        )
+        .unwrap();
+        let upper = rewrite(
+            &[rule("^path/", ""), transform],
+            data.clone(),
+            "spec.dataFrom[0]",
+        )
+        .unwrap();
+        assert_eq!(upper.keys().collect::<Vec<_>>(), ["DB_USER"]);
         let error = rewrite(
             &[ExternalSecretRewrite::default()],
-            data,
+            data.clone(),
             "spec.dataFrom[0]",
         )
         .unwrap_err()
         .to_string();
         assert!(error.starts_with("spec.dataFrom[0].rewrite[0]:"), "{error}");
+        let merge = ExternalSecretRewrite {
+            merge: Some(Default::default()),
+            ..ExternalSecretRewrite::default()
+        };
+        let error = rewrite(&[merge], data, "spec.dataFrom[1]")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("spec.dataFrom[1].rewrite[0]: merge"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ use kube::runtime::reflector::{ObjectRef, Store};
 
 use super::error::Error;
 use super::read::NamespaceLabels;
+use crate::controllers::push_secret::data_to::StoreIdentity;
 
 /// The watch caches of both store kinds.
 #[derive(Clone)]
@@ -48,6 +49,28 @@ impl FoundStore {
         match self {
             FoundStore::Namespaced(store) => &store.spec,
             FoundStore::Cluster(store) => &store.spec.0,
+        }
+    }
+
+    /// Name, kind and labels, as PushSecret `dataTo` entries select stores.
+    pub fn identity(&self) -> StoreIdentity<'_> {
+        let (name, kind, metadata) = match self {
+            FoundStore::Namespaced(store) => (
+                store.metadata.name.as_deref(),
+                SecretStoreRefKind::SecretStore,
+                &store.metadata,
+            ),
+            FoundStore::Cluster(store) => (
+                store.metadata.name.as_deref(),
+                SecretStoreRefKind::ClusterSecretStore,
+                &store.metadata,
+            ),
+        };
+        static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
+        StoreIdentity {
+            name: name.unwrap_or_default(),
+            kind,
+            labels: metadata.labels.as_ref().unwrap_or(&NO_LABELS),
         }
     }
 

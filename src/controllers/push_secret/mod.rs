@@ -5,8 +5,10 @@
 //! (that would mean a watch over every Secret); a changed source is pushed at the next refresh
 //! or on any change of the PushSecret.
 
+pub mod data_to;
 pub mod plan;
 pub mod reconcile;
+pub mod template;
 
 use std::sync::Arc;
 

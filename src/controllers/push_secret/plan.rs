@@ -22,12 +22,6 @@ pub type Synced = BTreeMap<String, BTreeMap<String, PushSecretData>>;
 /// The parts of the spec this build cannot honour yet, named, so the condition says which.
 pub fn unsupported(push_secret: &PushSecret) -> Option<String> {
     let spec = &push_secret.spec;
-    if !spec.data_to.is_empty() {
-        return Some("spec.dataTo: not supported by this build yet".into());
-    }
-    if spec.template.is_some() {
-        return Some("spec.template: not supported by this build yet".into());
-    }
     if spec.selector.generator_ref.is_some() {
         return Some("spec.selector.generatorRef: not supported by this build yet".into());
     }

@@ -1,6 +1,7 @@
 //! One sync of a PushSecret, in upstream's order: finalizer for `deletionPolicy: Delete` ->
 //! due? -> stores (by name or label, this controller's class, ClusterSecretStore conditions)
-//! -> source Secrets (same namespace only) -> push each `spec.data` entry to each store
+//! -> source Secrets (same namespace only), templated by `spec.template` -> push each
+//! `spec.data` entry and the expanded `spec.dataTo` entries to each store
 //! (`updatePolicy: IfNotExists` leaves existing ones) -> delete what is no longer pushed ->
 //! status and events. A deleted PushSecret removes exactly what it pushed.
 
@@ -27,6 +28,7 @@ use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
 use super::plan::{self, Synced};
+use super::{data_to, template};
 use crate::context::{Context, FIELD_MANAGER};
 use crate::controllers::external_secret::read::NamespaceLabels;
 use crate::controllers::external_secret::refresh::synced_resource_version;
@@ -128,6 +130,10 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
     if let Some(message) = plan::unsupported(push_secret) {
         return fail(push_secret, context, message, None).await;
     }
+    let spec = &push_secret.spec;
+    if let Err(message) = data_to::validate_store_refs(&spec.data_to, &spec.secret_store_refs) {
+        return fail(push_secret, context, message, None).await;
+    }
     let stores = match resolve_stores(push_secret, context).await {
         Ok(stores) => stores,
         Err(message) => return fail(push_secret, context, message, None).await,
@@ -135,6 +141,10 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
     if stores.is_empty() {
         // No store of this controller's class: another controller's business.
         return Ok(Action::await_change());
+    }
+    let identities: Vec<_> = stores.values().map(FoundStore::identity).collect();
+    if let Err(message) = data_to::validate_selectors_match(&spec.data_to, &identities) {
+        return fail(push_secret, context, message, None).await;
     }
     let secrets = match source_secrets(push_secret, context).await {
         Ok(secrets) => secrets,
@@ -325,7 +335,8 @@ async fn source_secrets(
     }
 }
 
-/// Pushes every `spec.data` entry of `secret` to every store, recording what was pushed.
+/// Pushes every `spec.data` and expanded `spec.dataTo` entry of `secret` (templated by
+/// `spec.template`) to every store, recording what was pushed.
 async fn push(
     push_secret: &PushSecret,
     context: &PsContext,
@@ -334,18 +345,31 @@ async fn push(
     synced: &mut Synced,
 ) -> Result<(), String> {
     let namespace = push_secret.namespace().unwrap_or_default();
-    let raw: BTreeMap<String, Vec<u8>> = secret
+    let raw: data_to::Data = secret
         .data
         .iter()
         .flatten()
         .map(|(key, value)| (key.clone(), value.0.clone()))
         .collect();
-    let metadata = source_metadata(secret);
+    let (raw, metadata) = match &push_secret.spec.template {
+        Some(template) => template::render(template, raw, source_metadata(secret))?,
+        None => (raw, source_metadata(secret)),
+    };
     for (store_key, store) in stores {
+        let expanded = data_to::expand(
+            &push_secret.spec.data_to,
+            &push_secret.spec.data,
+            &store.identity(),
+            &raw,
+        )?;
         let client = client(context, store, &namespace).await?;
         let entries = synced.entry(store_key.clone()).or_default();
-        for data in &push_secret.spec.data {
-            let converted = plan::reverse_keys(data.conversion_strategy, raw.clone())
+        for data in &expanded.entries {
+            let source = expanded
+                .bundles
+                .get(&plan::status_ref(data))
+                .unwrap_or(&raw);
+            let converted = plan::reverse_keys(data.conversion_strategy, source.clone())
                 .map_err(|error| format!("could not apply conversion strategy to keys: {error}"))?;
             let key = data
                 .r#match

@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use external_secrets_crds::v1::SecretStoreRefKind;
 use external_secrets_crds::v1alpha1::{PushSecretDataTo, PushSecretSpec, PushSecretStoreRef};
 
 use super::common::{self, Problems};
+use crate::controllers::push_secret::data_to::is_listed;
 
 /// Checks a PushSecret's `spec`.
 pub fn check_spec(spec: &PushSecretSpec, problems: &mut Problems) {
@@ -103,7 +103,7 @@ fn check_data_to(
             let store_field = format!("{field}.storeRef");
             store_reference(&store_field, store_ref, problems);
             if let Some(name) = &store_ref.name
-                && !listed(name, store_ref.kind, &spec.secret_store_refs)
+                && !is_listed(name, store_ref.kind, &spec.secret_store_refs)
             {
                 problems.add(
                     store_field,
@@ -128,10 +128,4 @@ fn check_data_to(
             );
         }
     }
-}
-
-/// Whether `secretStoreRefs` names the store `name` of `kind`.
-fn listed(name: &str, kind: SecretStoreRefKind, refs: &[PushSecretStoreRef]) -> bool {
-    refs.iter()
-        .any(|listed| listed.kind == kind && listed.name.as_deref() == Some(name))
 }
