@@ -27,7 +27,7 @@ use crate::controllers::external_secret::fetch::SharedReads;
 use crate::controllers::external_secret::read::{NamespaceLabels, Reader};
 use crate::controllers::external_secret::status::{self, Ready};
 use crate::controllers::external_secret::stores::Stores;
-use crate::controllers::external_secret::target;
+use crate::controllers::external_secret::{target, template};
 use crate::metrics::Metrics;
 
 /// The namespace of objects that name none, as `kubectl apply` would place them.
@@ -57,7 +57,8 @@ pub async fn render(
         anyhow::bail!("{}: no ExternalSecret to render", path.display());
     }
     let stores = stores(&inputs);
-    let clients = ClientManager::new(Arc::new(inputs.credentials), ManagerSettings::default());
+    let credentials = Arc::new(inputs.credentials);
+    let clients = ClientManager::new(credentials.clone(), ManagerSettings::default());
     let metrics = Metrics::default();
     let namespaces = NamespaceLabels::Known(inputs.namespaces);
     // One pass over the file: identical reads are made once.
@@ -78,7 +79,7 @@ pub async fn render(
             es.name_any()
         );
         match reader.read(es).await {
-            Ok(fetched) => match outcome(es, &fetched.data) {
+            Ok(fetched) => match outcome(es, &fetched.data, credentials.as_ref()).await {
                 Ok(Some(secret)) => {
                     writeln!(out, "---")?;
                     serde_yaml::to_writer(&mut *out, &secret)?;
@@ -111,8 +112,13 @@ pub async fn render(
     Ok(all_synced)
 }
 
-/// The Secret to print, or the condition explaining why there is none.
-fn outcome(es: &ExternalSecret, data: &target::SecretData) -> Result<Option<Value>, Ready> {
+/// The Secret to print, or the condition explaining why there is none; `templateFrom`
+/// ConfigMaps and Secrets come from the file, through `credentials`.
+async fn outcome(
+    es: &ExternalSecret,
+    data: &target::SecretData,
+    credentials: &MemorySecretSource,
+) -> Result<Option<Value>, Ready> {
     if data.is_empty() {
         match es.spec.target.deletion_policy {
             ExternalSecretDeletionPolicy::Delete => {
@@ -130,7 +136,16 @@ fn outcome(es: &ExternalSecret, data: &target::SecretData) -> Result<Option<Valu
     if es.spec.target.creation_policy == ExternalSecretCreationPolicy::None {
         return Ok(None);
     }
-    let secret = target::desired_secret(es, data, None)
+    let namespace = es.namespace().unwrap_or_default();
+    let sources = template::sources(
+        es.spec.target.template.as_ref(),
+        template::TEMPLATE_FIELD,
+        &namespace,
+        credentials,
+    )
+    .await
+    .map_err(|error| Ready::failed(status::MESSAGE_UPDATE_FAILED, &error))?;
+    let secret = target::desired_secret(es, data, None, &sources)
         .map_err(|error| Ready::failed(status::MESSAGE_UPDATE_FAILED, &error))?;
     let mut value = serde_json::to_value(&secret).map_err(|error| Ready::failed_plain(&error))?;
     value["apiVersion"] = Value::from("v1");

@@ -16,7 +16,7 @@ use e2e::harness::{
 use external_secrets_crds::v1::{
     ClusterSecretStore, ExternalSecret, ExternalSecretConditionType, SecretStore,
 };
-use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
@@ -703,5 +703,71 @@ async fn identical_reads_are_shared_across_external_secrets() -> anyhow::Result<
     // Five ExternalSecrets reading the same two keys: two provider reads.
     let metrics = setup.controller.metrics().await?;
     assert_eq!(provider_calls(&metrics), 2.0, "{metrics}");
+    setup.finish().await
+}
+
+#[tokio::test]
+async fn template_from_config_maps_and_secrets() -> anyhow::Result<()> {
+    let setup = Setup::start("es-tmpl-from", &[]).await?;
+    let es_api = setup.api::<ExternalSecret>();
+    let config_map: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "app-templates"},
+        "data": {
+            "config.yml": "user: {{ .user }}\npassword: {{ .password }}\n",
+            "pairs": "DB_USER: {{ .user | upper }}\n",
+        },
+    }))?;
+    setup
+        .api::<ConfigMap>()
+        .create(&PostParams::default(), &config_map)
+        .await?;
+    let es = external_secret(
+        "from-templates",
+        "store",
+        json!({"target": {"name": "rendered", "template": {"templateFrom": [
+            {"configMap": {"name": "app-templates", "items": [
+                {"key": "config.yml"},
+                {"key": "pairs", "templateAs": "KeysAndValues"},
+            ]}},
+            {"target": "Labels", "secret": {"name": "label-templates", "items": [
+                {"key": "team", "templateAs": "KeysAndValues"},
+            ]}},
+        ]}}}),
+    )?;
+    es_api.create(&PostParams::default(), &es).await?;
+
+    // The Secret holding the label template does not exist yet: a retried failure.
+    let (_, ready) = wait_reason(
+        &es_api,
+        "from-templates",
+        "SecretSyncedError",
+        &setup.controller,
+    )
+    .await?;
+    assert!(
+        ready[2].contains("templateFrom[1].secret: secret \"label-templates\" not found"),
+        "{ready:?}"
+    );
+    let labels: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "label-templates"},
+        "stringData": {"team": "owner: {{ .user }}"},
+    }))?;
+    setup
+        .api::<Secret>()
+        .create(&PostParams::default(), &labels)
+        .await?;
+    wait_reason(&es_api, "from-templates", "SecretSynced", &setup.controller).await?;
+    let rendered = setup.api::<Secret>().get("rendered").await?;
+    assert_eq!(
+        string_data(&rendered),
+        pairs(&[
+            ("config.yml", "user: app\npassword: first-password\n"),
+            ("DB_USER", "APP"),
+        ])
+    );
+    assert_eq!(
+        rendered.labels().get("owner").map(String::as_str),
+        Some("app")
+    );
     setup.finish().await
 }

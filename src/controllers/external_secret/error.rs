@@ -36,6 +36,9 @@ pub enum Error {
         /// The provider's error (never carries secret values).
         source: ProviderError,
     },
+    /// A ConfigMap or Secret a `templateFrom` entry names cannot be read (yet); retried.
+    #[error("could not execute template: {0}")]
+    TemplateSource(String),
     /// Reading from or writing to the Kubernetes API failed.
     #[error("kubernetes API: {0}")]
     Kube(#[source] kube::Error),
@@ -49,7 +52,10 @@ impl Error {
                 false
             }
             Error::Provider { source, .. } => source.is_temporary(),
-            Error::StoreNotFound(_) | Error::StoreNotReady(_) | Error::Kube(_) => true,
+            Error::StoreNotFound(_)
+            | Error::StoreNotReady(_)
+            | Error::TemplateSource(_)
+            | Error::Kube(_) => true,
         }
     }
 }

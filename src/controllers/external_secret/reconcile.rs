@@ -9,6 +9,7 @@ use external_secrets_crds::v1::{
     ExternalSecret, ExternalSecretCreationPolicy, ExternalSecretDeletionPolicy, SecretStoreRef,
     SecretStoreRefKind,
 };
+use external_secrets_providers::credentials::KubeSecretSource;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, Patch, PatchParams};
@@ -24,6 +25,7 @@ use super::refresh;
 use super::status::{self, Ready, Synced};
 use super::stores::{Stores, kind_and_name};
 use super::target::{self, SecretData};
+use super::template;
 use crate::context::{Context, FIELD_MANAGER};
 use crate::controllers::backoff::FailureBackoff;
 
@@ -252,7 +254,17 @@ async fn write_target(
     existing: Option<&Secret>,
     data: &SecretData,
 ) -> Result<(), Error> {
-    let desired = target::desired_secret(es, data, existing)
+    let source = KubeSecretSource::new(context.shared.client.clone());
+    let namespace = es.namespace().unwrap_or_default();
+    let sources = template::sources(
+        es.spec.target.template.as_ref(),
+        template::TEMPLATE_FIELD,
+        &namespace,
+        &source,
+    )
+    .await
+    .map_err(Error::TemplateSource)?;
+    let desired = target::desired_secret(es, data, existing, &sources)
         .map_err(|e| Error::InvalidSpec(e.to_string()))?;
     if let Some(existing) = existing {
         if let Some(owner) = other_external_secret_owner(existing, es) {

@@ -10,6 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 use kube::{Resource, ResourceExt};
 
 use super::hash::data_hash;
+use super::template::TemplateSources;
 use crate::controllers::metadata::includes;
 
 /// Upstream's label marking Secrets an ExternalSecret manages.
@@ -52,10 +53,13 @@ pub fn desired_secret(
     es: &ExternalSecret,
     data: &SecretData,
     existing: Option<&Secret>,
+    sources: &TemplateSources,
 ) -> Result<Secret, RenderError> {
     let template = es.spec.target.template.as_ref();
     let rendered = match template {
-        Some(template) => super::template::apply(template, data).map_err(RenderError::Template)?,
+        Some(template) => {
+            super::template::apply(template, data, sources).map_err(RenderError::Template)?
+        }
         None => super::template::Rendered {
             data: data.clone(),
             ..Default::default()
@@ -216,7 +220,8 @@ mod tests {
 
     #[test]
     fn owner_policy_renders_an_owned_managed_secret() {
-        let secret = desired_secret(&es("Owner"), &data(), None).unwrap();
+        let secret =
+            desired_secret(&es("Owner"), &data(), None, &TemplateSources::default()).unwrap();
         assert_eq!(secret.metadata.name.as_deref(), Some("db"));
         assert_eq!(secret.type_.as_deref(), Some("kubernetes.io/basic-auth"));
         let labels = secret.metadata.labels.clone().unwrap();
@@ -233,7 +238,8 @@ mod tests {
 
     #[test]
     fn an_edited_secret_is_neither_valid_nor_up_to_date() {
-        let desired = desired_secret(&es("Owner"), &data(), None).unwrap();
+        let desired =
+            desired_secret(&es("Owner"), &data(), None, &TemplateSources::default()).unwrap();
         let mut edited = desired.clone();
         edited
             .data
@@ -252,10 +258,12 @@ mod tests {
 
     #[test]
     fn merge_and_orphan_do_not_own_and_merge_keeps_the_type() {
-        let merged = desired_secret(&es("Merge"), &data(), None).unwrap();
+        let merged =
+            desired_secret(&es("Merge"), &data(), None, &TemplateSources::default()).unwrap();
         assert_eq!(merged.metadata.owner_references, None);
         assert_eq!(merged.type_, None);
-        let orphan = desired_secret(&es("Orphan"), &data(), None).unwrap();
+        let orphan =
+            desired_secret(&es("Orphan"), &data(), None, &TemplateSources::default()).unwrap();
         assert_eq!(orphan.metadata.owner_references, None);
         assert!(orphan.type_.is_some());
     }
@@ -265,14 +273,16 @@ mod tests {
         let mut es = es("Owner");
         es.spec.target.template.as_mut().unwrap().data =
             [("url".to_owned(), "https://u:{{ .password }}@h".to_owned())].into();
-        let secret = desired_secret(&es, &data(), None).unwrap();
+        let secret = desired_secret(&es, &data(), None, &TemplateSources::default()).unwrap();
         let written = secret.data.clone().unwrap();
         assert_eq!(written["url"].0, b"https://u:s3cret@h");
         assert!(!written.contains_key("password"));
         assert!(is_valid(Some(&secret), &es));
         es.spec.target.template.as_mut().unwrap().data =
             [("url".to_owned(), "{{ .missing }}".to_owned())].into();
-        let error = desired_secret(&es, &data(), None).unwrap_err().to_string();
+        let error = desired_secret(&es, &data(), None, &TemplateSources::default())
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with("could not execute template: unable to execute template at key url"),
             "{error}"
@@ -292,7 +302,8 @@ mod tests {
             "data": {"theirs": "a2VwdA==", "old": "Z29uZQ==", "password": "b2xk"},
         }))
         .unwrap();
-        let desired = desired_secret(&es, &data(), Some(&existing)).unwrap();
+        let desired =
+            desired_secret(&es, &data(), Some(&existing), &TemplateSources::default()).unwrap();
         let expected: SecretData = [
             ("password".to_owned(), b"s3cret".to_vec()),
             ("theirs".to_owned(), b"kept".to_vec()),

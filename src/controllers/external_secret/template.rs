@@ -1,14 +1,20 @@
 //! `spec.target.template`, applied as upstream's `ApplyTemplate` does: the template is first
 //! checked as upstream's `ValidateSecretTemplate` checks it; the provider data is kept only with
-//! `mergePolicy: Merge` or when nothing is templated; literal `templateFrom` entries apply in
-//! order, then `template.data` (which wins); labels and annotations are templates too.
+//! `mergePolicy: Merge` or when nothing is templated; `templateFrom` entries apply in order (a
+//! ConfigMap's or Secret's items, rendered as `Values` or `KeysAndValues`, then a literal), then
+//! `template.data` (which wins); labels and annotations are templates too. The ConfigMaps and
+//! Secrets are read first ([`sources`]), from the object's own namespace only, so rendering
+//! itself does no I/O.
 //! Templates run on the `external-secrets-template` engine with upstream's options: every
 //! fetched value is a string and a missing key is an error. Messages name the key and never
 //! carry values.
 
 use std::collections::BTreeMap;
 
-use external_secrets_crds::v1::{ExternalSecretTemplate, TemplateFrom, TemplateMergePolicy};
+use external_secrets_crds::v1::{
+    ExternalSecretTemplate, TemplateFrom, TemplateMergePolicy, TemplateRef, TemplateScope,
+};
+use external_secrets_providers::credentials::SecretSource;
 use external_secrets_providers::request::DecodingStrategy;
 use external_secrets_template::{Delimiters, TemplateError, render, yaml_to_json};
 
@@ -24,6 +30,67 @@ pub struct Rendered {
     pub labels: BTreeMap<String, String>,
     /// Annotations to set.
     pub annotations: BTreeMap<String, String>,
+}
+
+/// Where an ExternalSecret keeps its template.
+pub const TEMPLATE_FIELD: &str = "spec.target.template";
+
+/// The data of the ConfigMaps and Secrets that `templateFrom` entries name, by name.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct TemplateSources {
+    /// ConfigMaps' data.
+    pub config_maps: BTreeMap<String, BTreeMap<String, Vec<u8>>>,
+    /// Secrets' data.
+    pub secrets: BTreeMap<String, BTreeMap<String, Vec<u8>>>,
+}
+
+/// Reads the ConfigMaps and Secrets `template` (the object's field `at`) names from
+/// `namespace` (the object's own); a missing one fails with the templateFrom field naming it.
+pub async fn sources(
+    template: Option<&ExternalSecretTemplate>,
+    at: &str,
+    namespace: &str,
+    source: &dyn SecretSource,
+) -> Result<TemplateSources, String> {
+    let mut sources = TemplateSources::default();
+    let Some(template) = template else {
+        return Ok(sources);
+    };
+    for (index, from) in template.template_from.iter().enumerate() {
+        let field = format!("{at}.templateFrom[{index}]");
+        if let Some(reference) = &from.config_map
+            && !sources.config_maps.contains_key(&reference.name)
+        {
+            let data = source
+                .config_map(namespace, &reference.name)
+                .await
+                .map_err(|error| format!("{field}.configMap: {error}"))?
+                .ok_or_else(|| {
+                    format!(
+                        "{field}.configMap: configmap {:?} not found",
+                        reference.name
+                    )
+                })?;
+            let data = data.into_iter().map(|(k, v)| (k, v.into_bytes())).collect();
+            sources.config_maps.insert(reference.name.clone(), data);
+        }
+        if let Some(reference) = &from.secret
+            && !sources.secrets.contains_key(&reference.name)
+        {
+            let secret = source
+                .secret(namespace, &reference.name)
+                .await
+                .map_err(|error| format!("{field}.secret: {error}"))?
+                .ok_or_else(|| format!("{field}.secret: secret {:?} not found", reference.name))?;
+            let data = secret
+                .data
+                .into_iter()
+                .map(|(key, value)| (key, value.into_bytes()))
+                .collect();
+            sources.secrets.insert(reference.name.clone(), data);
+        }
+    }
+    Ok(sources)
 }
 
 const SERVICE_ACCOUNT_TOKEN: &str = "kubernetes.io/service-account-token";
@@ -47,8 +114,12 @@ fn target(name: &str) -> Option<Target> {
     }
 }
 
-/// Applies `template` to the fetched `data`.
-pub fn apply(template: &ExternalSecretTemplate, data: &SecretData) -> Result<Rendered, String> {
+/// Applies `template` to the fetched `data`, with the ConfigMaps and Secrets of `sources`.
+pub fn apply(
+    template: &ExternalSecretTemplate,
+    data: &SecretData,
+    sources: &TemplateSources,
+) -> Result<Rendered, String> {
     validate(template)?;
     let templated = !template.data.is_empty() || !template.template_from.is_empty();
     let mut rendered = Rendered::default();
@@ -56,7 +127,7 @@ pub fn apply(template: &ExternalSecretTemplate, data: &SecretData) -> Result<Ren
         rendered.data = data.clone();
     }
     for (index, from) in template.template_from.iter().enumerate() {
-        apply_template_from(from, index, data, &mut rendered)?;
+        apply_template_from(from, index, data, sources, &mut rendered)?;
     }
     for (key, source) in &template.data {
         let value = execute(key, source, data)?;
@@ -139,33 +210,98 @@ fn validate(template: &ExternalSecretTemplate) -> Result<(), String> {
     }
 }
 
-/// A `templateFrom` entry: a literal renders to a YAML map of key to value for its target,
-/// each value decoded by `valuesDecodingStrategy`.
+/// A `templateFrom` entry: the items of its ConfigMap and Secret, then its literal; a
+/// `KeysAndValues` template (and a literal) renders to a YAML map of key to value for the
+/// entry's target, each value decoded by `valuesDecodingStrategy`.
 fn apply_template_from(
     from: &TemplateFrom,
     index: usize,
     data: &SecretData,
+    sources: &TemplateSources,
     rendered: &mut Rendered,
 ) -> Result<(), String> {
     let field = format!("templateFrom[{index}]");
-    if from.config_map.is_some() || from.secret.is_some() {
-        return Err(format!(
-            "spec.target.template.{field}: configMap and secret sources are not supported by \
-             this build yet"
-        ));
-    }
-    let Some(literal) = &from.literal else {
-        return Ok(());
+    let output = Output {
+        target: target(&from.target).unwrap_or(Target::Data),
+        strategy: DecodingStrategy::from(from.values_decoding_strategy),
     };
-    let target = target(&from.target).unwrap_or(Target::Data);
-    let strategy = DecodingStrategy::from(from.values_decoding_strategy);
-    let name = format!("{field}.literal");
-    let text = execute(&name, literal, data)?;
+    if let Some(reference) = &from.config_map {
+        let items = sources.config_maps.get(&reference.name);
+        apply_items("configmap", reference, items, data, &output, rendered)?;
+    }
+    if let Some(reference) = &from.secret {
+        let items = sources.secrets.get(&reference.name);
+        apply_items("secret", reference, items, data, &output, rendered)?;
+    }
+    if let Some(literal) = &from.literal {
+        render_map(
+            &format!("{field}.literal"),
+            literal,
+            data,
+            &output,
+            rendered,
+        )?;
+    }
+    Ok(())
+}
+
+/// Where a `templateFrom` entry's results go and how their values are decoded.
+struct Output {
+    target: Target,
+    strategy: DecodingStrategy,
+}
+
+/// Renders the `items` of ConfigMap or Secret (`kind`) `reference`, whose data is `stored`.
+fn apply_items(
+    kind: &str,
+    reference: &TemplateRef,
+    stored: Option<&BTreeMap<String, Vec<u8>>>,
+    data: &SecretData,
+    output: &Output,
+    rendered: &mut Rendered,
+) -> Result<(), String> {
+    let stored = stored.ok_or_else(|| format!("{kind} {:?} not found", reference.name))?;
+    for item in &reference.items {
+        let text = stored
+            .get(&item.key)
+            .map(|value| String::from_utf8_lossy(value).into_owned())
+            .ok_or_else(|| {
+                format!(
+                    "error in {kind} {}: missing key {}",
+                    reference.name, item.key
+                )
+            })?;
+        match item.template_as {
+            TemplateScope::Values => {
+                let value =
+                    decode(output.strategy, execute(&item.key, &text, data)?).map_err(|error| {
+                        format!(
+                            "failed to decode rendered template value for key {}: {error}",
+                            item.key
+                        )
+                    })?;
+                rendered.set(output.target, item.key.clone(), value);
+            }
+            TemplateScope::KeysAndValues => render_map(&text, &text, data, output, rendered)?,
+        }
+    }
+    Ok(())
+}
+
+/// Renders `source` (named `name` in errors) to a YAML map and sets each of its keys.
+fn render_map(
+    name: &str,
+    source: &str,
+    data: &SecretData,
+    output: &Output,
+    rendered: &mut Rendered,
+) -> Result<(), String> {
+    let text = execute(name, source, data)?;
     for (key, value) in string_map(&text)? {
-        let value = decode(strategy, value.into_bytes()).map_err(|error| {
+        let value = decode(output.strategy, value.into_bytes()).map_err(|error| {
             format!("failed to decode rendered template value for key {key}: {error}")
         })?;
-        rendered.set(target, key, value);
+        rendered.set(output.target, key, value);
     }
     Ok(())
 }
@@ -238,18 +374,23 @@ mod tests {
             .collect()
     }
 
+    /// `apply` without ConfigMaps or Secrets.
+    fn render(template: &ExternalSecretTemplate, data: &SecretData) -> Result<Rendered, String> {
+        apply(template, data, &TemplateSources::default())
+    }
+
     fn text(rendered: &Rendered, key: &str) -> String {
         String::from_utf8(rendered.data[key].clone()).unwrap()
     }
 
     fn literal(target: &str, literal: &str, data: &SecretData) -> Result<Rendered, String> {
         let spec = json!({"templateFrom": [{"target": target, "literal": literal}]});
-        apply(&template(spec), data)
+        render(&template(spec), data)
     }
 
     #[test]
     fn data_templates_replace_the_provider_data_by_default() {
-        let rendered = apply(
+        let rendered = render(
             &template(json!({"data": {
                 "dsn": "postgres://{{ .user }}:{{ .password }}@db:5432/app",
                 "decoded": "{{ .encoded | b64dec }}",
@@ -271,7 +412,7 @@ mod tests {
 
     #[test]
     fn merge_policy_keeps_provider_data_and_templates_win() {
-        let rendered = apply(
+        let rendered = render(
             &template(json!({"mergePolicy": "Merge", "data": {"user": "{{ .user | upper }}"}})),
             &data(),
         )
@@ -279,13 +420,13 @@ mod tests {
         assert_eq!(text(&rendered, "user"), "APP");
         assert_eq!(text(&rendered, "password"), "p@ss");
         // Only type or metadata templated: the provider data stays.
-        let untemplated = apply(&template(json!({"type": "Opaque"})), &data()).unwrap();
+        let untemplated = render(&template(json!({"type": "Opaque"})), &data()).unwrap();
         assert_eq!(untemplated.data, data());
     }
 
     #[test]
     fn metadata_and_literal_template_from_are_rendered_in_order() {
-        let rendered = apply(
+        let rendered = render(
             &template(json!({
                 "metadata": {"labels": {"owner": "{{ .user }}"}, "annotations": {"fixed": "yes"}},
                 "templateFrom": [
@@ -314,7 +455,7 @@ mod tests {
     #[test]
     fn upstream_scope_cases() {
         let encoded = pairs(&[("secret", "MTIzNA=="), ("env", "ZGV2")]);
-        let rendered = apply(
+        let rendered = render(
             &template(json!({
                 "data": {"foo": "{{ .secret | b64dec }}"},
                 "metadata": {
@@ -367,7 +508,7 @@ mod tests {
             let spec = json!({"templateFrom": [
                 {"literal": literal, "valuesDecodingStrategy": strategy},
             ]});
-            apply(&template(spec), &SecretData::new())
+            render(&template(spec), &SecretData::new())
         };
         let both = decoded("service-a: SGVsbG8=\nservice-b: V29ybGQ=\n", "Base64").unwrap();
         assert_eq!(
@@ -393,7 +534,7 @@ mod tests {
     /// upstream's `ValidateSecretTemplate` cases.
     #[test]
     fn privileged_templates_are_rejected_as_upstream() {
-        let run = |spec| apply(&template(spec), &data()).unwrap_err();
+        let run = |spec| render(&template(spec), &data()).unwrap_err();
         assert_eq!(
             run(
                 json!({"type": SERVICE_ACCOUNT_TOKEN, "metadata": {"annotations": {SERVICE_ACCOUNT_NAME: "admin"}}})
@@ -430,13 +571,13 @@ mod tests {
     #[test]
     fn errors_name_the_key_and_never_the_values() {
         let missing =
-            apply(&template(json!({"data": {"dsn": "{{ .nope }}"}})), &data()).unwrap_err();
+            render(&template(json!({"data": {"dsn": "{{ .nope }}"}})), &data()).unwrap_err();
         assert_eq!(
             missing,
             "unable to execute template at key dsn: template: dsn:1:3: executing \"dsn\" at \
              <.nope>: map has no entry for key \"nope\""
         );
-        let broken = apply(&template(json!({"data": {"dsn": "{{ .user "}})), &data()).unwrap_err();
+        let broken = render(&template(json!({"data": {"dsn": "{{ .user "}})), &data()).unwrap_err();
         assert!(
             broken.starts_with("unable to parse template at key dsn: template: dsn:1: "),
             "{broken}"
@@ -452,17 +593,58 @@ mod tests {
         for error in [&missing, &broken, &in_literal] {
             assert!(!error.contains("p@ss"), "{error}");
         }
-        let from_secret = apply(
+        let from_secret = render(
             &template(
                 json!({"templateFrom": [{"secret": {"name": "t", "items": [{"key": "k"}]}}]}),
             ),
             &data(),
         )
         .unwrap_err();
+        assert_eq!(from_secret, "secret \"t\" not found");
+    }
+
+    #[test]
+    fn config_map_and_secret_items_render_as_values_or_keys_and_values() {
+        let sources = TemplateSources {
+            config_maps: [(
+                "tmpl".to_owned(),
+                [
+                    ("config.yml".to_owned(), b"user: {{ .user }}".to_vec()),
+                    ("pairs".to_owned(), b"a: {{ .user | upper }}\nb: x".to_vec()),
+                ]
+                .into(),
+            )]
+            .into(),
+            secrets: [(
+                "labels".to_owned(),
+                [("team".to_owned(), b"team: {{ .user }}".to_vec())].into(),
+            )]
+            .into(),
+        };
+        let spec = template(json!({"templateFrom": [
+            {"configMap": {"name": "tmpl", "items": [
+                {"key": "config.yml"},
+                {"key": "pairs", "templateAs": "KeysAndValues"},
+            ]}},
+            {"target": "Labels", "secret": {"name": "labels", "items": [
+                {"key": "team", "templateAs": "KeysAndValues"},
+            ]}},
+        ]}));
+        let rendered = apply(&spec, &data(), &sources).unwrap();
+        assert_eq!(text(&rendered, "config.yml"), "user: app");
+        assert_eq!(text(&rendered, "a"), "APP");
+        assert_eq!(text(&rendered, "b"), "x");
         assert!(
-            from_secret
-                .starts_with("spec.target.template.templateFrom[0]: configMap and secret sources"),
-            "{from_secret}"
+            !rendered.data.contains_key("user"),
+            "Replace drops the provider data"
+        );
+        assert_eq!(rendered.labels["team"], "app");
+        let missing_key = template(json!({"templateFrom": [
+            {"configMap": {"name": "tmpl", "items": [{"key": "absent"}]}},
+        ]}));
+        assert_eq!(
+            apply(&missing_key, &data(), &sources).unwrap_err(),
+            "error in configmap tmpl: missing key absent"
         );
     }
 }

@@ -15,6 +15,7 @@ use external_secrets_crds::v1alpha1::{
     PushSecretUpdatePolicy,
 };
 use external_secrets_providers::convert::source_metadata;
+use external_secrets_providers::credentials::KubeSecretSource;
 use external_secrets_providers::duration::parse_go_duration;
 use external_secrets_providers::request::{PushRemoteRef, PushRequest};
 use external_secrets_providers::{SecretMap, SecretValue, SharedClient};
@@ -30,6 +31,7 @@ use serde_json::json;
 use super::plan::{self, Synced};
 use super::{data_to, template};
 use crate::context::{Context, FIELD_MANAGER};
+use crate::controllers::external_secret;
 use crate::controllers::external_secret::read::NamespaceLabels;
 use crate::controllers::external_secret::refresh::synced_resource_version;
 use crate::controllers::external_secret::stores::{FoundStore, cluster_store_admits};
@@ -352,7 +354,17 @@ async fn push(
         .map(|(key, value)| (key.clone(), value.0.clone()))
         .collect();
     let (raw, metadata) = match &push_secret.spec.template {
-        Some(template) => template::render(template, raw, source_metadata(secret))?,
+        Some(template) => {
+            let source = KubeSecretSource::new(context.shared.client.clone());
+            let sources = external_secret::template::sources(
+                Some(template),
+                "spec.template",
+                &namespace,
+                &source,
+            )
+            .await?;
+            template::render(template, raw, source_metadata(secret), &sources)?
+        }
         None => (raw, source_metadata(secret)),
     };
     for (store_key, store) in stores {

@@ -1,6 +1,7 @@
 //! `spec.template`: the source Secret as upstream templates it before pushing, in memory only
-//! (the Secret is never written back). Unlike an ExternalSecret's target, the source data is
-//! always kept: literal `templateFrom` entries and then `template.data` render with it and are
+//! (the Secret is never written back). `templateFrom` ConfigMaps and Secrets are read from the
+//! PushSecret's namespace. Unlike an ExternalSecret's target, the source data is
+//! always kept: `templateFrom` entries and then `template.data` render with it and are
 //! merged over it; rendered labels and annotations are merged over the source's, and
 //! `template.type` replaces its type.
 
@@ -8,19 +9,21 @@ use external_secrets_crds::v1::{ExternalSecretTemplate, TemplateMergePolicy};
 use external_secrets_providers::request::SourceMetadata;
 
 use super::data_to::Data;
-use crate::controllers::external_secret::template::apply;
+use crate::controllers::external_secret::template::{TemplateSources, apply};
 
 /// The data and metadata the stores receive for a source Secret with `data` and `metadata`.
 pub fn render(
     template: &ExternalSecretTemplate,
     data: Data,
     mut metadata: SourceMetadata,
+    sources: &TemplateSources,
 ) -> Result<(Data, SourceMetadata), String> {
     let merged = ExternalSecretTemplate {
         merge_policy: TemplateMergePolicy::Merge,
         ..template.clone()
     };
-    let rendered = apply(&merged, &data).map_err(|error| format!("spec.template: {error}"))?;
+    let rendered =
+        apply(&merged, &data, sources).map_err(|error| format!("spec.template: {error}"))?;
     metadata.labels.extend(rendered.labels);
     metadata.annotations.extend(rendered.annotations);
     if let Some(secret_type) = template.r#type.as_ref().filter(|kind| !kind.is_empty()) {
@@ -50,7 +53,8 @@ mod tests {
             labels: [("source".to_owned(), "kept".to_owned())].into(),
             ..SourceMetadata::default()
         };
-        let (data, metadata) = render(&template, data, metadata).unwrap();
+        let (data, metadata) =
+            render(&template, data, metadata, &TemplateSources::default()).unwrap();
         assert_eq!(data["dsn"], b"postgres://app:pw@db");
         assert_eq!(data["user"], b"APP", "template.data wins over the source");
         assert_eq!(data["password"], b"pw", "the source data is kept");
@@ -63,7 +67,8 @@ mod tests {
 
         let broken: ExternalSecretTemplate =
             serde_json::from_value(json!({"data": {"x": "{{ .missing }}"}})).unwrap();
-        let error = render(&broken, Data::new(), SourceMetadata::default()).unwrap_err();
+        let none = TemplateSources::default();
+        let error = render(&broken, Data::new(), SourceMetadata::default(), &none).unwrap_err();
         assert!(error.starts_with("spec.template: "), "{error}");
         assert!(error.contains("key x"), "{error}");
     }
