@@ -325,3 +325,75 @@ async fn templates_and_data_to_shape_what_is_pushed() -> anyhow::Result<()> {
     controller.stop().await?;
     namespace.delete().await
 }
+
+#[tokio::test]
+async fn a_deleted_source_takes_what_it_pushed_with_it_under_delete() -> anyhow::Result<()> {
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "push-source").await?;
+    let class = unique_name("e2e-class");
+    let controller =
+        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "0s"]).await?;
+    let client = cluster.client.clone();
+    let store: SecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": "store"},
+        "spec": {"controller": class, "provider": {"fake": {"data": []}}},
+    }))?;
+    Api::<SecretStore>::namespaced(client.clone(), &namespace.name)
+        .create(&PostParams::default(), &store)
+        .await?;
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &namespace.name);
+    let source: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "short-lived"},
+        "stringData": {"password": "soon-gone"},
+    }))?;
+    secrets.create(&PostParams::default(), &source).await?;
+    let api: Api<PushSecret> = Api::namespaced(client.clone(), &namespace.name);
+    let push = push_secret(
+        "follows-source",
+        "short-lived",
+        "/short/lived",
+        json!({"refreshInterval": "1s", "deletionPolicy": "Delete"}),
+    )?;
+    api.create(&PostParams::default(), &push).await?;
+    wait_reason(&api, "follows-source", "Synced", &controller).await?;
+    let (reason, value) = read_back(&cluster, &namespace.name, "/short/lived", &controller).await?;
+    assert_eq!(
+        (reason.as_str(), value.as_deref()),
+        ("SecretSynced", Some("soon-gone"))
+    );
+
+    secrets
+        .delete("short-lived", &DeleteParams::default())
+        .await?;
+    let (pushed, ready) = wait_reason(&api, "follows-source", "SourceDeleted", &controller).await?;
+    assert_eq!(
+        ready,
+        [
+            "False",
+            "SourceDeleted",
+            "source secret deleted; provider secrets cleaned up"
+        ]
+        .map(String::from)
+    );
+    assert!(
+        pushed
+            .status
+            .as_ref()
+            .is_some_and(|status| status.synced_push_secrets.is_empty())
+    );
+    let (reason, value) = read_back(&cluster, &namespace.name, "/short/lived", &controller).await?;
+    assert_eq!(value, None, "the pushed value was deleted ({reason})");
+
+    // Its finalizer goes while the controller runs.
+    api.delete("follows-source", &DeleteParams::default())
+        .await?;
+    eventually(WAIT, "PushSecret gone", || async {
+        Ok(api.get_opt("follows-source").await?.is_none().then_some(()))
+    })
+    .await?;
+    controller.stop().await?;
+    namespace.delete().await
+}

@@ -129,14 +129,25 @@ fn value_at<'a>(object: &'a Value, path: &[String]) -> Option<&'a Value> {
     path.iter().try_fold(object, |node, key| node.get(key))
 }
 
+/// Removes the leaf at `path`, then every map above it that the removal left empty: without
+/// `.` entries, a map nobody applies any more goes with its last owned leaf, as kube-apiserver
+/// removes an owned map entry (what the apply still names is merged back afterwards).
 fn remove_path(object: &mut Value, path: &[String]) {
-    let Some((last, parents)) = path.split_last() else {
-        return;
-    };
-    let parent = parents
-        .iter()
-        .try_fold(object, |node, key| node.get_mut(key));
-    if let Some(Value::Object(map)) = parent {
+    for depth in (1..=path.len()).rev() {
+        let (last, parents) = path[..depth].split_last().expect("depth >= 1");
+        let parent = parents
+            .iter()
+            .try_fold(&mut *object, |node, key| node.get_mut(key));
+        let Some(Value::Object(map)) = parent else {
+            return;
+        };
+        let emptied = depth == path.len()
+            || map
+                .get(last)
+                .is_some_and(|child| child.as_object().is_some_and(Map::is_empty));
+        if !emptied {
+            return;
+        }
         map.remove(last);
     }
 }
@@ -489,6 +500,16 @@ mod tests {
             .map(|e| e["manager"].as_str().unwrap())
             .collect();
         assert_eq!(managers, vec!["two"]);
+    }
+
+    #[test]
+    fn maps_emptied_by_dropped_fields_go_with_them() {
+        let first = json!({"status": {"synced": {"store": {"/key": {"match": {"remoteRef": {"remoteKey": "/key"}}}}}, "other": "kept"}});
+        let live = apply(None, &request(&first, "m", false)).unwrap();
+        let second = json!({"status": {"synced": {}, "other": "kept"}});
+        let result = apply(Some(&live), &request(&second, "m", false)).unwrap();
+        assert_eq!(result["status"]["synced"], json!({}));
+        assert_eq!(result["status"]["other"], "kept");
     }
 
     #[test]

@@ -13,6 +13,10 @@ pub const FINALIZER: &str = "pushsecret.externalsecrets.io/finalizer";
 pub const REASON_SYNCED: &str = "Synced";
 /// Upstream's reason for any failure.
 pub const REASON_ERRORED: &str = "Errored";
+/// Upstream's reason when the named source Secret is gone and what it pushed was removed.
+pub const REASON_SOURCE_DELETED: &str = "SourceDeleted";
+/// Upstream's message for [`REASON_SOURCE_DELETED`].
+pub const MESSAGE_SOURCE_DELETED: &str = "source secret deleted; provider secrets cleaned up";
 /// Upstream's message when every entry was pushed.
 pub const MESSAGE_SYNCED: &str = "PushSecret synced successfully";
 

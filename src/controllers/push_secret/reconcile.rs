@@ -126,8 +126,8 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
         }
     };
     let now = Timestamp::now();
-    if let Some(wait) = not_due(push_secret, interval, now) {
-        return Ok(Action::requeue(wait));
+    if let Some(next) = not_due(push_secret, interval, now) {
+        return Ok(next);
     }
     if let Some(message) = plan::unsupported(push_secret) {
         return fail(push_secret, context, message, None).await;
@@ -150,7 +150,12 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
     }
     let secrets = match source_secrets(push_secret, context).await {
         Ok(secrets) => secrets,
-        Err(message) => return fail(push_secret, context, message, None).await,
+        // Upstream: a named source gone while something is pushed under `Delete` takes the
+        // pushed values with it.
+        Err(SourceError::Missing(_)) if delete_policy && !previous.is_empty() => {
+            return source_deleted(push_secret, context, &previous).await;
+        }
+        Err(error) => return fail(push_secret, context, error.to_string(), None).await,
     };
 
     let started = Instant::now();
@@ -211,8 +216,8 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
     })
 }
 
-/// Upstream's `shouldRefresh`: `None` when a push is due now, else how long to wait.
-fn not_due(push_secret: &PushSecret, interval: Duration, now: Timestamp) -> Option<Duration> {
+/// Upstream's `shouldRefresh`: `None` when a push is due now, else when to look again.
+fn not_due(push_secret: &PushSecret, interval: Duration, now: Timestamp) -> Option<Action> {
     let status = push_secret.status.as_ref()?;
     if status.synced_resource_version.as_deref()
         != Some(&synced_resource_version(&push_secret.metadata))
@@ -220,13 +225,18 @@ fn not_due(push_secret: &PushSecret, interval: Duration, now: Timestamp) -> Opti
         return None;
     }
     let synced_before = status.synced_resource_version.is_some();
-    if interval.is_zero() && synced_before {
-        return Some(Duration::MAX / 2);
+    // Upstream leaves a PushSecret whose source was deleted alone until it changes.
+    let source_deleted = status.conditions.iter().any(|condition| {
+        condition.r#type == "Ready"
+            && condition.reason.as_deref() == Some(plan::REASON_SOURCE_DELETED)
+    });
+    if (interval.is_zero() && synced_before) || source_deleted {
+        return Some(Action::await_change());
     }
     let refreshed = status.refresh_time.as_ref()?.0;
     let elapsed =
         Duration::from_secs(u64::try_from(now.as_second() - refreshed.as_second()).unwrap_or(0));
-    (elapsed < interval).then(|| interval - elapsed + Duration::from_secs(5))
+    (elapsed < interval).then(|| Action::requeue(interval - elapsed + Duration::from_secs(5)))
 }
 
 /// The stores to push to, keyed as upstream keys them (`Kind/name`), this controller's only.
@@ -309,32 +319,83 @@ async fn resolve_stores(
     Ok(stores)
 }
 
+/// Why the source Secrets could not be read.
+#[derive(Debug, thiserror::Error)]
+enum SourceError {
+    /// The Secret named by `selector.secret.name` does not exist.
+    #[error("could not get source secret: secret {0:?} not found")]
+    Missing(String),
+    /// Anything else, described.
+    #[error("{0}")]
+    Other(String),
+}
+
 /// The Secrets to push: by name or label selector, always in the PushSecret's own namespace.
 async fn source_secrets(
     push_secret: &PushSecret,
     context: &PsContext,
-) -> Result<Vec<Secret>, String> {
+) -> Result<Vec<Secret>, SourceError> {
     let namespace = push_secret.namespace().unwrap_or_default();
     let api: Api<Secret> = Api::namespaced(context.shared.client.clone(), &namespace);
     let selector = push_secret.spec.selector.secret.as_ref();
+    let failed =
+        |error: kube::Error| SourceError::Other(format!("could not get source secret: {error}"));
     match (
         selector.and_then(|s| s.name.as_deref()),
         selector.and_then(|s| s.selector.as_ref()),
     ) {
         (Some(name), _) => match api.get_opt(name).await {
             Ok(Some(secret)) => Ok(vec![secret]),
-            Ok(None) => Err(format!(
-                "could not get source secret: secret {name:?} not found"
-            )),
-            Err(error) => Err(format!("could not get source secret: {error}")),
+            Ok(None) => Err(SourceError::Missing(name.to_owned())),
+            Err(error) => Err(failed(error)),
         },
         (None, Some(selector)) => api
             .list(&ListParams::default().labels(&plan::selector_query(selector)))
             .await
             .map(|list| list.items)
-            .map_err(|error| format!("could not get source secret: {error}")),
-        (None, None) => Err("spec.selector.secret: name or selector is required".into()),
+            .map_err(failed),
+        (None, None) => Err(SourceError::Other(
+            "spec.selector.secret: name or selector is required".into(),
+        )),
     }
+}
+
+/// The named source Secret is gone under `deletionPolicy: Delete`: removes what was pushed
+/// and says so (upstream's `SourceDeleted`), then waits for a change of the PushSecret (a
+/// recreated source is not noticed before, as upstream).
+async fn source_deleted(
+    push_secret: &PushSecret,
+    context: &PsContext,
+    previous: &Synced,
+) -> Result<Action, Error> {
+    if let Err(message) = delete_stale(push_secret, context, previous, &Synced::new()).await {
+        let message = format!("failed to cleanup provider secrets: {message}");
+        return fail(push_secret, context, message, Some(previous.clone())).await;
+    }
+    let mut status = push_secret.status.clone().unwrap_or_default();
+    status.synced_push_secrets = Synced::new();
+    status.conditions = vec![condition(
+        push_secret,
+        "False",
+        plan::REASON_SOURCE_DELETED,
+        plan::MESSAGE_SOURCE_DELETED,
+    )];
+    write_status(push_secret, context, status).await?;
+    publish(
+        push_secret,
+        context,
+        EventType::Normal,
+        plan::REASON_SOURCE_DELETED,
+        plan::MESSAGE_SOURCE_DELETED,
+    )
+    .await;
+    context.shared.metrics.set_push_secret(
+        &push_secret.name_any(),
+        &push_secret.namespace().unwrap_or_default(),
+        "False",
+        Duration::ZERO,
+    );
+    Ok(Action::await_change())
 }
 
 /// Pushes every `spec.data` and expanded `spec.dataTo` entry of `secret` (templated by
