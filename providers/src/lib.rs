@@ -11,7 +11,7 @@
 //! * [`registry::Registry`] builds a backend client from a store; [`manager::ClientManager`]
 //!   is what controllers use: registry, cache, rate limit and retries together.
 //! * One module per backend, each behind its cargo feature: [`aws`], [`fake`], [`kubernetes`],
-//!   [`vault`], [`webhook`].
+//!   [`vault`] (also serving [`openbao`]), [`webhook`].
 
 #[cfg(feature = "aws")]
 pub mod aws;
@@ -28,6 +28,8 @@ pub mod fake;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 pub mod manager;
+#[cfg(feature = "vault")]
+pub mod openbao;
 pub mod property;
 pub mod rate_limit;
 pub mod registry;

@@ -13,8 +13,8 @@
 use std::sync::Arc;
 
 use external_secrets_crds::v1::{
-    AwsProvider, ClusterSecretStore, FakeProvider, KubernetesProvider, SecretStore,
-    SecretStoreProvider, SecretStoreSpec, VaultProvider, WebhookProvider,
+    AwsProvider, ClusterSecretStore, FakeProvider, KubernetesProvider, OpenBaoProvider,
+    SecretStore, SecretStoreProvider, SecretStoreSpec, VaultProvider, WebhookProvider,
 };
 
 use crate::client::{Capabilities, SharedClient};
@@ -79,6 +79,8 @@ pub enum Backend<'a> {
     Vault(&'a VaultProvider),
     /// `spec.provider.aws`.
     Aws(&'a AwsProvider),
+    /// `spec.provider.openBao` (served by the vault client, read-only as upstream).
+    OpenBao(&'a OpenBaoProvider),
     /// Any provider this crate does not implement, by its name in `spec.provider`.
     Unimplemented(&'static str),
 }
@@ -138,6 +140,7 @@ impl<'a> Backend<'a> {
         found.extend(kubernetes.as_deref().map(Backend::Kubernetes));
         found.extend(vault.as_deref().map(Backend::Vault));
         found.extend(aws.as_deref().map(Backend::Aws));
+        found.extend(open_bao.as_deref().map(Backend::OpenBao));
         let unimplemented = [
             ("azurekv", azurekv.is_some()),
             ("akeyless", akeyless.is_some()),
@@ -182,7 +185,6 @@ impl<'a> Backend<'a> {
             ("ngrok", ngrok.is_some()),
             ("barbican", barbican.is_some()),
             ("nebiusmysterybox", nebiusmysterybox.is_some()),
-            ("openBao", open_bao.is_some()),
         ];
         found.extend(
             unimplemented
@@ -207,6 +209,7 @@ impl<'a> Backend<'a> {
             Backend::Kubernetes(_) => "kubernetes",
             Backend::Vault(_) => "vault",
             Backend::Aws(_) => "aws",
+            Backend::OpenBao(_) => "openBao",
             Backend::Unimplemented(name) => name,
         }
     }
@@ -219,6 +222,7 @@ impl<'a> Backend<'a> {
             | Backend::Kubernetes(_)
             | Backend::Vault(_)
             | Backend::Aws(_) => self.available().map(|()| Capabilities::ReadWrite),
+            Backend::OpenBao(_) => self.available().map(|()| Capabilities::ReadOnly),
             Backend::Unimplemented(_) => Err(self.unavailable()),
         }
     }
@@ -244,6 +248,8 @@ impl<'a> Backend<'a> {
             Backend::Vault(spec) => crate::vault::validate_store(spec, store),
             #[cfg(feature = "aws")]
             Backend::Aws(spec) => crate::aws::validate_store(spec, store),
+            #[cfg(feature = "vault")]
+            Backend::OpenBao(spec) => crate::openbao::validate_store(spec, store),
             _ => Err(self.unavailable()),
         }
     }
@@ -260,6 +266,8 @@ impl<'a> Backend<'a> {
             Backend::Vault(_) => Ok(()),
             #[cfg(feature = "aws")]
             Backend::Aws(_) => Ok(()),
+            #[cfg(feature = "vault")]
+            Backend::OpenBao(_) => Ok(()),
             _ => Err(self.unavailable()),
         }
     }
@@ -272,6 +280,7 @@ impl<'a> Backend<'a> {
             Backend::Kubernetes(_) => cfg!(feature = "kubernetes"),
             Backend::Vault(_) => cfg!(feature = "vault"),
             Backend::Aws(_) => cfg!(feature = "aws"),
+            Backend::OpenBao(_) => cfg!(feature = "vault"),
             Backend::Unimplemented(_) => true,
         };
         let implemented = !matches!(self, Backend::Unimplemented(_));
@@ -341,6 +350,10 @@ impl Registry {
             #[cfg(feature = "aws")]
             Backend::Aws(spec) => Ok(Arc::new(
                 crate::aws::AwsClient::new(spec, credentials).await?,
+            )),
+            #[cfg(feature = "vault")]
+            Backend::OpenBao(spec) => Ok(Arc::new(
+                crate::openbao::OpenBaoClient::new(spec, credentials).await?,
             )),
             other => Err(other.unavailable()),
         }

@@ -1,7 +1,8 @@
 //! The vault provider against a real OpenBao server (one per test binary, see
 //! `support::vault`), each test in mounts of its own: KV v1 and v2 reads, TLS and namespaces
 //! (`reads`), the headers it sends and how answers map to errors (`transport`), push, delete and
-//! find (`writes`), and every auth method with the token's life (`auth`).
+//! find (`writes`), every auth method with the token's life (`auth`), and the read-only
+//! `openBao` provider the vault client also serves (`openbao`).
 
 #![cfg(feature = "vault")]
 
@@ -9,6 +10,8 @@ mod support;
 
 #[path = "vault/auth.rs"]
 mod auth;
+#[path = "vault/openbao.rs"]
+mod openbao;
 #[path = "vault/reads.rs"]
 mod reads;
 #[path = "vault/transport.rs"]
