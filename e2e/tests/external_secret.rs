@@ -543,6 +543,31 @@ async fn merge_and_orphan_policies() -> anyhow::Result<()> {
     let orphaned = secrets.get("orphan").await?;
     assert!(orphaned.owner_references().is_empty());
     assert_eq!(string_data(&orphaned).len(), 2);
+
+    // CreateOrMerge: a missing target is created without an owner; deleted, it comes back.
+    let create_or_merge = json!({"target": {"name": "com", "creationPolicy": "CreateOrMerge"}});
+    external_secrets
+        .create(
+            &PostParams::default(),
+            &external_secret("create-or-merge", "store", create_or_merge)?,
+        )
+        .await?;
+    wait_reason(
+        &external_secrets,
+        "create-or-merge",
+        "SecretSynced",
+        &setup.controller,
+    )
+    .await?;
+    let created = secrets.get("com").await?;
+    assert!(created.owner_references().is_empty());
+    assert_eq!(string_data(&created).len(), 2);
+    secrets.delete("com", &DeleteParams::default()).await?;
+    eventually(WAIT, "CreateOrMerge target recreated", || async {
+        Ok(secrets.get_opt("com").await?.map(|_| ()))
+    })
+    .await
+    .map_err(|error| error.context(setup.controller.log()))?;
     setup.finish().await
 }
 

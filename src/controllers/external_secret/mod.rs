@@ -2,7 +2,8 @@
 //! ExternalSecret whose stores belong to this controller's class.
 //!
 //! Triggers: the ExternalSecret itself, its managed target Secrets (metadata only, so Secret
-//! payloads are never cached: a deleted or edited target is restored promptly) and the stores
+//! payloads are never cached: a deleted or edited target is restored promptly, found by its
+//! owner reference or, for targets without one, by name) and the stores
 //! it reads from (an ExternalSecret waiting on a store syncs when the store becomes Ready).
 //! Whether a sync is due is decided from the ExternalSecret's status, so a restart calls no
 //! provider and writes no Secret for ExternalSecrets that are not due.
@@ -98,12 +99,15 @@ pub async fn run(
     })
     .applied_objects();
     let controller = Controller::for_stream(watched, external_secrets.clone());
+    let by_target = external_secrets.clone();
     let by_store = external_secrets.clone();
     let by_cluster_store = external_secrets.clone();
     tracing::info!(controller = CONTROLLER, "starting controller");
     controller
         .with_config(controller::Config::default().concurrency(concurrency))
-        .owns_stream(managed_secrets)
+        .watches_stream(managed_secrets, move |secret| {
+            writers_of(&by_target, &secret)
+        })
         .watches_stream(secret_stores, move |store: SecretStore| {
             let namespace = store.namespace();
             users_of(
@@ -160,6 +164,34 @@ fn error_policy(
     context: Arc<EsContext>,
 ) -> Action {
     reconcile::error_policy(&es, error, &context.shared.backoff)
+}
+
+/// The ExternalSecrets writing the managed Secret `secret`: its controlling ExternalSecret, or
+/// (for targets without one: Orphan, Merge, CreateOrMerge) those of its namespace naming it as
+/// their target, so a deleted or edited target of any policy is looked at again.
+fn writers_of(
+    external_secrets: &reflector::Store<ExternalSecret>,
+    secret: &PartialObjectMeta<Secret>,
+) -> Vec<ObjectRef<ExternalSecret>> {
+    let namespace = secret.namespace();
+    let owner = secret
+        .owner_references()
+        .iter()
+        .find(|owner| owner.controller == Some(true) && owner.kind == "ExternalSecret");
+    if let Some(owner) = owner {
+        let reference = ObjectRef::new(&owner.name);
+        return vec![match &namespace {
+            Some(namespace) => reference.within(namespace),
+            None => reference,
+        }];
+    }
+    let name = secret.name_any();
+    external_secrets
+        .state()
+        .iter()
+        .filter(|es| es.namespace() == namespace && target::target_name(es) == name)
+        .map(|es| ObjectRef::from_obj(es.as_ref()))
+        .collect()
 }
 
 /// The ExternalSecrets reading from the store `kind`/`name` (in `namespace` for a

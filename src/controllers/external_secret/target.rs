@@ -81,10 +81,12 @@ pub fn desired_secret(
     .then(|| owner_reference(es))
     .flatten()
     .map(|owner| vec![owner]);
-    let merge = matches!(
-        es.spec.target.creation_policy,
-        ExternalSecretCreationPolicy::Merge
-    );
+    // CreateOrMerge merges into a Secret that exists and creates one (like Orphan) otherwise.
+    let merge = match es.spec.target.creation_policy {
+        ExternalSecretCreationPolicy::Merge => true,
+        ExternalSecretCreationPolicy::CreateOrMerge => existing.is_some(),
+        _ => false,
+    };
     Ok(Secret {
         metadata: ObjectMeta {
             name: Some(target_name(es)),
@@ -266,6 +268,26 @@ mod tests {
             desired_secret(&es("Orphan"), &data(), None, &TemplateSources::default()).unwrap();
         assert_eq!(orphan.metadata.owner_references, None);
         assert!(orphan.type_.is_some());
+    }
+
+    #[test]
+    fn create_or_merge_creates_like_orphan_and_merges_like_merge() {
+        let none = TemplateSources::default();
+        let created = desired_secret(&es("CreateOrMerge"), &data(), None, &none).unwrap();
+        assert_eq!(created.metadata.owner_references, None);
+        assert_eq!(created.type_.as_deref(), Some("kubernetes.io/basic-auth"));
+        let existing: Secret = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "db"}, "type": "kubernetes.io/tls",
+            "data": {"tls.crt": "Y2VydA=="},
+        }))
+        .unwrap();
+        let merged = desired_secret(&es("CreateOrMerge"), &data(), Some(&existing), &none).unwrap();
+        assert_eq!(merged.metadata.owner_references, None);
+        assert_eq!(merged.type_, None, "the existing Secret keeps its type");
+        assert!(
+            !is_valid(None, &es("CreateOrMerge")),
+            "a deleted target is recreated"
+        );
     }
 
     #[test]
