@@ -2,8 +2,16 @@
 //! `dataTo[].rewrite`, as upstream applies them: `regexp` replaces every match in a key (Go's
 //! `ReplaceAllString`: `$1` and `${name}` expand) and `transform` renders a template with the
 //! key as `.value`. Each rule is compiled once, then applied to every key, rules in order.
+//! ExternalSecrets also have `merge` ([`merge`]), which combines JSON values rather than
+//! renaming keys.
 
-use external_secrets_crds::v1::{ExternalSecretRewriteRegexp, ExternalSecretRewriteTransform};
+use std::collections::BTreeMap;
+
+use external_secrets_crds::v1::{
+    ExternalSecretRewriteMerge, ExternalSecretRewriteMergeConflictPolicy,
+    ExternalSecretRewriteMergePriorityPolicy, ExternalSecretRewriteMergeStrategy,
+    ExternalSecretRewriteRegexp, ExternalSecretRewriteTransform,
+};
 use external_secrets_template::{Data, Delimiters, MissingKey, Options, Template};
 
 /// One compiled rewrite rule.
@@ -69,6 +77,72 @@ impl KeyRewrite {
     }
 }
 
+/// Upstream's `RewriteMerge`: every value is a JSON object; they are merged in key order
+/// (alphabetical, then `priority` in its order, so a priority key wins), conflicts failing
+/// unless `conflictPolicy: Ignore`. `Extract` makes each merged member a key (strings as they
+/// are, other values as JSON); `JSON` keeps the input and adds the merged object under `into`.
+pub fn merge(
+    operation: &ExternalSecretRewriteMerge,
+    data: BTreeMap<String, Vec<u8>>,
+) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let mut keys: Vec<&String> = data
+        .keys()
+        .filter(|key| !operation.priority.contains(key))
+        .collect();
+    keys.extend(operation.priority.iter());
+    let mut merged = serde_json::Map::new();
+    let mut conflicts = Vec::new();
+    for key in keys {
+        let Some(value) = data.get(key) else {
+            if operation.priority_policy == ExternalSecretRewriteMergePriorityPolicy::IgnoreNotFound
+            {
+                continue;
+            }
+            return Err(format!(
+                "merge failed with key {key:?} not found in input map"
+            ));
+        };
+        let members: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(value)
+            .map_err(|error| {
+                format!("merge failed with failed to unmarshal JSON of key {key:?}: {error}")
+            })?;
+        for (member, value) in members {
+            if merged.insert(member.clone(), value).is_some() {
+                conflicts.push(member);
+            }
+        }
+    }
+    if operation.conflict_policy != ExternalSecretRewriteMergeConflictPolicy::Ignore
+        && !conflicts.is_empty()
+    {
+        return Err(format!(
+            "merge failed with conflicts: {}",
+            conflicts.join(", ")
+        ));
+    }
+    match operation.strategy {
+        ExternalSecretRewriteMergeStrategy::Extract => Ok(merged
+            .into_iter()
+            .map(|(key, value)| {
+                let bytes = match value {
+                    serde_json::Value::String(text) => text.into_bytes(),
+                    other => other.to_string().into_bytes(),
+                };
+                (key, bytes)
+            })
+            .collect()),
+        ExternalSecretRewriteMergeStrategy::Json => {
+            if operation.into.is_empty() {
+                return Err("merge failed with missing 'into' field".to_owned());
+            }
+            let mut out = data;
+            let object = serde_json::Value::Object(merged).to_string();
+            out.insert(operation.into.clone(), object.into_bytes());
+            Ok(out)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +196,67 @@ mod tests {
         assert_eq!(error, "f: exactly one of regexp or transform must be set");
         let missing = KeyRewrite::compile("f", None, Some(&transform("{{ .other }}"))).unwrap();
         assert!(missing.apply("k").is_err());
+    }
+
+    fn merge_op(spec: serde_json::Value) -> ExternalSecretRewriteMerge {
+        serde_json::from_value(spec).unwrap()
+    }
+
+    fn json_data() -> BTreeMap<String, Vec<u8>> {
+        [
+            ("a", r#"{"host":"db-a","port":5432}"#),
+            ("b", r#"{"host":"db-b","user":"app"}"#),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value.as_bytes().to_vec()))
+        .collect()
+    }
+
+    #[test]
+    fn merges_extract_members_with_priority_and_conflict_policy() {
+        let error = merge(&merge_op(serde_json::json!({})), json_data()).unwrap_err();
+        assert_eq!(error, "merge failed with conflicts: host");
+        let ignore = merge_op(serde_json::json!({"conflictPolicy": "Ignore", "priority": ["a"]}));
+        let merged = merge(&ignore, json_data()).unwrap();
+        assert_eq!(
+            merged["host"], b"db-a",
+            "the priority key is merged last and wins"
+        );
+        assert_eq!(merged["port"], b"5432");
+        assert_eq!(merged["user"], b"app");
+        assert!(!merged.contains_key("a"));
+        let strict = merge_op(serde_json::json!({"conflictPolicy": "Ignore", "priority": ["c"]}));
+        assert_eq!(
+            merge(&strict, json_data()).unwrap_err(),
+            "merge failed with key \"c\" not found in input map"
+        );
+        let lenient = merge_op(
+            serde_json::json!({"conflictPolicy": "Ignore", "priority": ["c"],
+            "priorityPolicy": "IgnoreNotFound"}),
+        );
+        assert!(merge(&lenient, json_data()).is_ok());
+    }
+
+    #[test]
+    fn merges_into_one_json_key_keeping_the_input() {
+        let into = merge_op(serde_json::json!({"strategy": "JSON", "into": "all",
+            "conflictPolicy": "Ignore"}));
+        let merged = merge(&into, json_data()).unwrap();
+        assert_eq!(
+            String::from_utf8(merged["all"].clone()).unwrap(),
+            r#"{"host":"db-b","port":5432,"user":"app"}"#
+        );
+        assert!(merged.contains_key("a") && merged.contains_key("b"));
+        let missing = merge_op(serde_json::json!({"strategy": "JSON", "conflictPolicy": "Ignore"}));
+        assert_eq!(
+            merge(&missing, json_data()).unwrap_err(),
+            "merge failed with missing 'into' field"
+        );
+        let not_json: BTreeMap<String, Vec<u8>> = [("x".to_owned(), b"plain".to_vec())].into();
+        assert!(
+            merge(&into, not_json)
+                .unwrap_err()
+                .starts_with("merge failed with failed to unmarshal JSON")
+        );
     }
 }

@@ -293,8 +293,8 @@ fn check_null_bytes(
     Ok(())
 }
 
-/// `rewrite[]`: `regexp` and `transform` rules applied to every key, in order; `merge` is not
-/// built yet and is refused by name.
+/// `rewrite[]`, in order: `regexp` and `transform` rename every key, `merge` combines the
+/// JSON values.
 fn rewrite(
     rules: &[ExternalSecretRewrite],
     data: SecretMap,
@@ -303,10 +303,17 @@ fn rewrite(
     let mut data = data;
     for (index, rule) in rules.iter().enumerate() {
         let field = format!("{what}.rewrite[{index}]");
-        if rule.merge.is_some() {
-            return Err(Error::InvalidSpec(format!(
-                "{field}: merge rewrites are not supported by this build yet"
-            )));
+        if let Some(operation) = &rule.merge {
+            let bytes = data
+                .into_iter()
+                .map(|(key, value)| (key, value.into_bytes()))
+                .collect();
+            data = crate::controllers::rewrite::merge(operation, bytes)
+                .map_err(|error| Error::InvalidSpec(format!("{field}: {error}")))?
+                .into_iter()
+                .map(|(key, value)| (key, SecretValue::new(value)))
+                .collect();
+            continue;
         }
         let rule = KeyRewrite::compile(&field, rule.regexp.as_ref(), rule.transform.as_ref())
             .map_err(Error::InvalidSpec)?;
@@ -369,7 +376,7 @@ mod tests {
     }
 
     #[test]
-    fn regexp_and_transform_rewrites_apply_in_order_and_merge_is_refused() {
+    fn regexp_transform_and_merge_rewrites_apply_in_order() {
         let rule = |source: &str, target: &str| ExternalSecretRewrite {
             regexp: Some(ExternalSecretRewriteRegexp {
                 source: source.into(),
@@ -408,13 +415,20 @@ mod tests {
             merge: Some(Default::default()),
             ..ExternalSecretRewrite::default()
         };
-        let error = rewrite(&[merge], data, "spec.dataFrom[1]")
+        let error = rewrite(std::slice::from_ref(&merge), data, "spec.dataFrom[1]")
             .unwrap_err()
             .to_string();
         assert!(
-            error.contains("spec.dataFrom[1].rewrite[0]: merge"),
+            error.starts_with("spec.dataFrom[1].rewrite[0]: merge failed with failed to unmarshal"),
             "{error}"
         );
+        let objects: SecretMap = [
+            ("one".to_owned(), SecretValue::new(r#"{"a":"1"}"#)),
+            ("two".to_owned(), SecretValue::new(r#"{"b":"2"}"#)),
+        ]
+        .into();
+        let merged = rewrite(&[merge], objects, "spec.dataFrom[1]").unwrap();
+        assert_eq!(merged.keys().collect::<Vec<_>>(), ["a", "b"]);
     }
 
     #[test]
