@@ -4,6 +4,7 @@ mod certcontroller;
 mod cli;
 mod context;
 mod controllers;
+mod generators;
 mod kube_client;
 mod leader;
 mod metrics;

@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use external_secrets_crds::v1::{
     ClusterSecretStore, ExternalSecret, ExternalSecretCreationPolicy, ExternalSecretDeletionPolicy,
-    SecretStore,
+    GeneratorRef, SecretStore,
 };
 use external_secrets_providers::credentials::{KubeSecret, MemorySecretSource};
 use external_secrets_providers::{ClientManager, ManagerSettings, SecretValue};
@@ -28,6 +28,7 @@ use crate::controllers::external_secret::read::{NamespaceLabels, Reader};
 use crate::controllers::external_secret::status::{self, Ready};
 use crate::controllers::external_secret::stores::Stores;
 use crate::controllers::external_secret::{target, template};
+use crate::generators::GeneratorSource;
 use crate::metrics::Metrics;
 
 /// The namespace of objects that name none, as `kubectl apply` would place them.
@@ -41,6 +42,31 @@ struct Inputs {
     cluster_secret_stores: Vec<ClusterSecretStore>,
     credentials: MemorySecretSource,
     namespaces: BTreeMap<String, BTreeMap<String, String>>,
+    generators: FileGenerators,
+}
+
+/// The generator objects of the input file, by kind, namespace (empty for ClusterGenerators)
+/// and name.
+#[derive(Default)]
+struct FileGenerators(BTreeMap<(String, String, String), Value>);
+
+#[async_trait::async_trait]
+impl GeneratorSource for FileGenerators {
+    async fn object(
+        &self,
+        namespace: &str,
+        reference: &GeneratorRef,
+    ) -> Result<Option<Value>, String> {
+        let kind = serde_json::to_value(reference.kind).map_err(|error| error.to_string())?;
+        let kind = kind.as_str().unwrap_or_default().to_owned();
+        let namespace = if kind == "ClusterGenerator" {
+            ""
+        } else {
+            namespace
+        };
+        let key = (kind, namespace.to_owned(), reference.name.clone());
+        Ok(self.0.get(&key).cloned())
+    }
 }
 
 /// Renders every ExternalSecret of `path` into `out` (Secrets as YAML documents); writes one
@@ -70,6 +96,7 @@ pub async fn render(
         namespaces: &namespaces,
         flood_gate: true,
         shared: &shared,
+        generators: &inputs.generators,
     };
     let mut all_synced = true;
     for es in &inputs.external_secrets {
@@ -214,6 +241,26 @@ fn parse(text: &str) -> anyhow::Result<Inputs> {
                     &config_map.name_any(),
                     &pairs,
                 );
+            }
+            _ if value["apiVersion"]
+                .as_str()
+                .is_some_and(|api| api.starts_with("generators.external-secrets.io/")) =>
+            {
+                let name = value["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                let namespace = match kind.as_str() {
+                    "ClusterGenerator" => String::new(),
+                    _ => value["metadata"]["namespace"]
+                        .as_str()
+                        .unwrap_or(DEFAULT_NAMESPACE)
+                        .to_owned(),
+                };
+                inputs
+                    .generators
+                    .0
+                    .insert((kind.clone(), namespace, name), value);
             }
             "Namespace" => {
                 let namespace: Namespace = serde_json::from_value(value).with_context(document)?;

@@ -227,3 +227,43 @@ spec:
     assert_eq!(secrets[0]["metadata"]["name"], "lenient");
     assert_eq!(decoded_data(&secrets[0])["blob"], "A\u{0}B");
 }
+
+#[test]
+fn generators_in_the_file_generate_without_a_cluster() {
+    let output = render_text(
+        "generators",
+        r#"
+apiVersion: generators.external-secrets.io/v1alpha1
+kind: Password
+metadata: {name: pw}
+spec: {length: 20, digits: 4, symbols: 0, allowRepeat: true}
+---
+apiVersion: generators.external-secrets.io/v1alpha1
+kind: ClusterGenerator
+metadata: {name: shared-id}
+spec:
+  kind: UUID
+  generator: {uuidSpec: {}}
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: generated}
+spec:
+  dataFrom:
+    - sourceRef: {generatorRef: {apiVersion: generators.external-secrets.io/v1alpha1, kind: Password, name: pw}}
+    - sourceRef: {generatorRef: {apiVersion: generators.external-secrets.io/v1alpha1, kind: ClusterGenerator, name: shared-id}}
+"#,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    let data = decoded_data(&documents(&output)[0]);
+    assert_eq!(data["password"].len(), 20);
+    assert_eq!(
+        data["password"]
+            .chars()
+            .filter(char::is_ascii_digit)
+            .count(),
+        4
+    );
+    assert_eq!(data["uuid"].len(), 36);
+}

@@ -796,3 +796,85 @@ async fn template_from_config_maps_and_secrets() -> anyhow::Result<()> {
     );
     setup.finish().await
 }
+
+#[tokio::test]
+async fn generators_fill_data_from() -> anyhow::Result<()> {
+    let setup = Setup::start("es-generators", &[]).await?;
+    let generators = |kind: &str, plural: &str| {
+        let resource = kube::discovery::ApiResource {
+            group: "generators.external-secrets.io".into(),
+            version: "v1alpha1".into(),
+            api_version: "generators.external-secrets.io/v1alpha1".into(),
+            kind: kind.into(),
+            plural: plural.into(),
+        };
+        Api::<kube::api::DynamicObject>::namespaced_with(
+            setup.client(),
+            &setup.namespace.name,
+            &resource,
+        )
+    };
+    let password: kube::api::DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "generators.external-secrets.io/v1alpha1",
+        "kind": "Password",
+        "metadata": {"name": "db-password"},
+        "spec": {"length": 32, "digits": 5, "symbols": 0, "allowRepeat": true,
+            "secretKeys": ["generated-password"]},
+    }))?;
+    generators("Password", "passwords")
+        .create(&PostParams::default(), &password)
+        .await?;
+    let uuid: kube::api::DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "generators.external-secrets.io/v1alpha1",
+        "kind": "UUID",
+        "metadata": {"name": "id"},
+        "spec": {},
+    }))?;
+    generators("UUID", "uuids")
+        .create(&PostParams::default(), &uuid)
+        .await?;
+    let reference = |kind: &str, name: &str| {
+        json!({"sourceRef": {"generatorRef": {
+            "apiVersion": "generators.external-secrets.io/v1alpha1", "kind": kind, "name": name}}})
+    };
+    let mut renamed = reference("UUID", "id");
+    renamed["rewrite"] = json!([{"regexp": {"source": "uuid", "target": "instance-id"}}]);
+    let es = external_secret(
+        "generated",
+        "store",
+        json!({"dataFrom": [reference("Password", "db-password"), renamed]}),
+    )?;
+    let es_api = setup.api::<ExternalSecret>();
+    es_api.create(&PostParams::default(), &es).await?;
+    wait_reason(&es_api, "generated", "SecretSynced", &setup.controller).await?;
+    let data = string_data(&setup.api::<Secret>().get("generated").await?);
+    let password = &data["generated-password"];
+    assert_eq!(password.len(), 32);
+    assert_eq!(password.chars().filter(char::is_ascii_digit).count(), 5);
+    assert_eq!(data["instance-id"].len(), 36);
+    assert_eq!(data["user"], "app", "store data sits beside generated data");
+    assert_eq!(
+        data["password"], "first-password",
+        "spec.data wins over dataFrom"
+    );
+
+    // A generator that does not exist: a retried failure naming the entry.
+    let missing = external_secret(
+        "missing-generator",
+        "store",
+        json!({"dataFrom": [reference("Password", "nope")]}),
+    )?;
+    es_api.create(&PostParams::default(), &missing).await?;
+    let (_, ready) = wait_reason(
+        &es_api,
+        "missing-generator",
+        "SecretSyncedError",
+        &setup.controller,
+    )
+    .await?;
+    assert!(
+        ready[2].contains("spec.dataFrom[0].sourceRef.generatorRef: could not get generator"),
+        "{ready:?}"
+    );
+    setup.finish().await
+}

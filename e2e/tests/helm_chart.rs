@@ -248,6 +248,11 @@ async fn default_values_install_our_crds_and_least_privilege_rbac() -> anyhow::R
         "serviceaccounts/token",
         "namespaces",
         "events",
+        // The generator kinds this build generates with.
+        "passwords",
+        "uuids",
+        "fakes",
+        "clustergenerators",
     ]
     .into_iter()
     .map(str::to_owned)
@@ -523,7 +528,10 @@ async fn scoped_rbac_and_cert_manager_values() -> anyhow::Result<()> {
             "secrets",
             "configmaps",
             "serviceaccounts",
-            "events"
+            "events",
+            "passwords",
+            "uuids",
+            "fakes"
         ]
         .into_iter()
         .map(str::to_owned)

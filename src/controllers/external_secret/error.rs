@@ -36,6 +36,9 @@ pub enum Error {
         /// The provider's error (never carries secret values).
         source: ProviderError,
     },
+    /// A generator could not generate (its object missing, its spec unusable); retried.
+    #[error("{0}")]
+    Generator(String),
     /// A ConfigMap or Secret a `templateFrom` entry names cannot be read (yet); retried.
     #[error("could not execute template: {0}")]
     TemplateSource(String),
@@ -55,6 +58,7 @@ impl Error {
             Error::StoreNotFound(_)
             | Error::StoreNotReady(_)
             | Error::TemplateSource(_)
+            | Error::Generator(_)
             | Error::Kube(_) => true,
         }
     }

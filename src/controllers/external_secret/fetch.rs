@@ -19,6 +19,7 @@ use super::error::Error;
 use super::stores::FoundStore;
 use super::target::SecretData;
 use crate::controllers::rewrite::KeyRewrite;
+use crate::generators::{self, GeneratorSource};
 use crate::metrics::Metrics;
 
 /// Everything one sync needs to reach providers.
@@ -33,6 +34,8 @@ pub struct Fetcher<'a> {
     pub es: &'a ExternalSecret,
     /// Resolves (and checks) the store of an entry's `sourceRef.storeRef`, or the default.
     pub resolve: &'a (dyn Fn(Option<&SecretStoreRef>) -> Result<FoundStore, Error> + Sync),
+    /// Where `sourceRef.generatorRef` objects are found.
+    pub generators: &'a dyn GeneratorSource,
 }
 
 /// One remote read: the store as configured now, who asks (a ClusterSecretStore may
@@ -83,16 +86,30 @@ impl Fetcher<'_> {
             ExternalSecretDeletionPolicy::Retain
         );
         for (index, entry) in self.es.spec.data_from.iter().enumerate() {
+            let generator = entry
+                .source_ref
+                .as_ref()
+                .and_then(|s| s.generator_ref.as_ref());
+            if let (Some(reference), None, None) = (generator, &entry.extract, &entry.find) {
+                let field = format!("spec.dataFrom[{index}]");
+                let generated = generators::generate(self.generators, namespace, reference)
+                    .await
+                    .map_err(|error| {
+                        Error::Generator(format!("{field}.sourceRef.generatorRef: {error}"))
+                    })?
+                    .into_iter()
+                    .map(|(key, value)| (key, SecretValue::new(value)))
+                    .collect();
+                for (key, value) in rewrite(&entry.rewrite, generated, &field)? {
+                    check_key(&key)
+                        .map_err(|message| Error::InvalidSpec(format!("{field}: {message}")))?;
+                    fetched.data.insert(key, value.into_bytes());
+                }
+                continue;
+            }
             let what = match (&entry.extract, &entry.find) {
                 (Some(_), None) => format!("error processing spec.dataFrom[{index}].extract, err"),
                 (None, Some(_)) => format!("error processing spec.dataFrom[{index}].find, err"),
-                _ if entry
-                    .source_ref
-                    .as_ref()
-                    .is_some_and(|s| s.generator_ref.is_some()) =>
-                {
-                    return Err(unsupported_generator(&format!("spec.dataFrom[{index}]")));
-                }
                 _ => {
                     return Err(Error::InvalidSpec(format!(
                         "spec.dataFrom[{index}]: exactly one of extract, find or sourceRef.generatorRef must be set"
@@ -178,7 +195,10 @@ impl Fetcher<'_> {
                 .as_ref()
                 .is_some_and(|s| s.generator_ref.is_some())
             {
-                return Err(unsupported_generator(&format!("spec.data[{index}]")));
+                return Err(Error::InvalidSpec(format!(
+                    "spec.data[{index}].sourceRef.generatorRef: generators can only be used in \
+                     spec.dataFrom"
+                )));
             }
             let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
             let store = (self.resolve)(store_ref)?;
@@ -256,12 +276,6 @@ fn read_key(store: &FoundStore, namespace: &str, remote_ref: &RemoteRef) -> Read
         caller_namespace,
         remote_ref: remote_ref.clone(),
     }
-}
-
-fn unsupported_generator(what: &str) -> Error {
-    Error::InvalidSpec(format!(
-        "{what}.sourceRef.generatorRef: generators are not supported by this build yet"
-    ))
 }
 
 /// Upstream's rule for keys from `dataFrom`: only alphanumerics, `-`, `_` and `.`.

@@ -13,6 +13,7 @@ use super::error::Error;
 use super::fetch::{Fetched, Fetcher, SharedReads};
 use super::status;
 use super::stores::{FoundStore, Stores, cluster_store_admits, kind_and_name};
+use crate::generators::GeneratorSource;
 use crate::metrics::Metrics;
 
 /// Where namespace labels come from, for ClusterSecretStore `namespaceSelector` conditions.
@@ -50,6 +51,8 @@ pub struct Reader<'a> {
     pub flood_gate: bool,
     /// Reads shared across ExternalSecrets.
     pub shared: &'a SharedReads,
+    /// Where generator objects are found.
+    pub generators: &'a dyn GeneratorSource,
 }
 
 /// A failed read: the error, and upstream's message of the step that failed (none for store
@@ -83,6 +86,7 @@ impl Reader<'_> {
             shared: self.shared,
             es,
             resolve: &resolve,
+            generators: self.generators,
         };
         fetcher
             .fetch()

@@ -28,6 +28,7 @@ use super::target::{self, SecretData};
 use super::template;
 use crate::context::{Context, FIELD_MANAGER};
 use crate::controllers::backoff::FailureBackoff;
+use crate::generators::KubeGenerators;
 
 /// The controller's name in metrics and logs.
 pub const CONTROLLER: &str = "externalsecret";
@@ -121,6 +122,7 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
     }
 
     let namespaces = NamespaceLabels::Cluster(Box::new(Api::all(shared.client.clone())));
+    let generators = KubeGenerators::new(shared.client.clone());
     let reader = Reader {
         stores: &context.stores,
         clients: &shared.clients,
@@ -128,6 +130,7 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         namespaces: &namespaces,
         flood_gate: shared.settings.flood_gate,
         shared: &context.reads,
+        generators: &generators,
     };
     let data = match reader.read(es).await {
         Ok(fetched) => {

@@ -1,0 +1,191 @@
+//! The `Password` generator, as upstream's (sethvargo/go-password underneath): `length`
+//! (default 24) characters of which `digits` and `symbols` (default 25 % of the length each)
+//! are digits and symbols from `symbolCharacters`, the rest letters (lower case only with
+//! `noUpper`), every character at a random place and, unless `allowRepeat`, used once. One
+//! password per `secretKeys` entry (default `password`), encoded as `encoding` says.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use external_secrets_crds::generators::{PasswordEncoding, PasswordSpec};
+
+use super::random;
+
+const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
+const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const DIGITS: &str = "0123456789";
+/// Upstream's default `symbolCharacters`.
+const SYMBOLS: &str = r#"~!@#$%^&*()_+`-={}|[]\:"<>?,./"#;
+const DEFAULT_LENGTH: i64 = 24;
+
+/// The passwords `spec` asks for, by key.
+pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let length = if spec.length > 0 {
+        spec.length
+    } else {
+        DEFAULT_LENGTH
+    };
+    // Upstream computes the defaults as int(float32(length) * 0.25).
+    let quarter = length / 4;
+    let digits = spec.digits.unwrap_or(quarter);
+    let symbols = spec.symbols.unwrap_or(quarter);
+    let symbol_set = spec.symbol_characters.as_deref().unwrap_or(SYMBOLS);
+    let keys = if spec.secret_keys.is_empty() {
+        vec!["password".to_owned()]
+    } else {
+        spec.secret_keys.clone()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    if keys.iter().any(|key| key.is_empty() || !seen.insert(key)) {
+        return Err("secretKeys must be non-empty and unique".to_owned());
+    }
+    let letters = if spec.no_upper {
+        LOWER.to_owned()
+    } else {
+        format!("{LOWER}{UPPER}")
+    };
+    let shape = Shape {
+        letters: count(
+            length - digits - symbols,
+            "number of digits and symbols must be less than total length",
+        )?,
+        digits: count(digits, "digits must not be negative")?,
+        symbols: count(symbols, "symbols must not be negative")?,
+        allow_repeat: spec.allow_repeat,
+    };
+    keys.into_iter()
+        .map(|key| {
+            let password = shape.password(&letters, symbol_set)?;
+            Ok((key, encode(password.as_bytes(), spec.encoding)))
+        })
+        .collect()
+}
+
+fn count(value: i64, problem: &str) -> Result<usize, String> {
+    usize::try_from(value).map_err(|_| problem.to_owned())
+}
+
+/// How many characters of each class a password has.
+struct Shape {
+    letters: usize,
+    digits: usize,
+    symbols: usize,
+    allow_repeat: bool,
+}
+
+impl Shape {
+    /// One password: each class's characters drawn and inserted at random places.
+    fn password(&self, letters: &str, symbols: &str) -> Result<String, String> {
+        let mut password: Vec<char> = Vec::new();
+        for (needed, set, class) in [
+            (self.letters, letters, "letters"),
+            (self.digits, DIGITS, "digits"),
+            (self.symbols, symbols, "symbols"),
+        ] {
+            let set: Vec<char> = set.chars().collect();
+            if needed > 0 && set.is_empty() {
+                return Err(format!("no characters available for {class}"));
+            }
+            if !self.allow_repeat && needed > set.len() {
+                return Err(format!(
+                    "number of {class} exceeds available {class} and repeats are not allowed"
+                ));
+            }
+            let mut placed = 0;
+            while placed < needed {
+                let character = set[random::index(set.len())?];
+                if !self.allow_repeat && password.contains(&character) {
+                    continue;
+                }
+                let at = random::index(password.len() + 1)?;
+                password.insert(at, character);
+                placed += 1;
+            }
+        }
+        Ok(password.into_iter().collect())
+    }
+}
+
+/// `encoding` applied to a password (upstream: raw, base64, base64url, base32, hex).
+fn encode(password: &[u8], encoding: PasswordEncoding) -> Vec<u8> {
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    match encoding {
+        PasswordEncoding::Raw => password.to_vec(),
+        PasswordEncoding::Base64 => STANDARD.encode(password).into_bytes(),
+        PasswordEncoding::Base64url => URL_SAFE.encode(password).into_bytes(),
+        PasswordEncoding::Base32 => data_encoding::BASE32.encode(password).into_bytes(),
+        PasswordEncoding::Hex => data_encoding::HEXLOWER.encode(password).into_bytes(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec(json: serde_json::Value) -> PasswordSpec {
+        serde_json::from_value(json).unwrap()
+    }
+
+    fn text(map: &BTreeMap<String, Vec<u8>>, key: &str) -> String {
+        String::from_utf8(map[key].clone()).unwrap()
+    }
+
+    #[test]
+    fn defaults_give_24_characters_with_a_quarter_digits_and_symbols() {
+        let generated = generate(&spec(json!({}))).unwrap();
+        let password = text(&generated, "password");
+        assert_eq!(password.chars().count(), 24);
+        assert_eq!(password.chars().filter(char::is_ascii_digit).count(), 6);
+        assert_eq!(password.chars().filter(|c| SYMBOLS.contains(*c)).count(), 6);
+        assert_eq!(
+            password.chars().filter(char::is_ascii_alphabetic).count(),
+            12
+        );
+        let unique: std::collections::BTreeSet<char> = password.chars().collect();
+        assert_eq!(unique.len(), 24, "no repeats by default");
+        assert_ne!(
+            password,
+            text(&generate(&spec(json!({}))).unwrap(), "password")
+        );
+    }
+
+    #[test]
+    fn classes_symbol_set_keys_and_encodings_follow_the_spec() {
+        let generated = generate(&spec(json!({"length": 40, "digits": 0, "symbols": 5,
+            "symbolCharacters": "-", "noUpper": true, "allowRepeat": true,
+            "secretKeys": ["a", "b"]})))
+        .unwrap();
+        for key in ["a", "b"] {
+            let password = text(&generated, key);
+            assert_eq!(password.len(), 40);
+            assert_eq!(password.matches('-').count(), 5);
+            assert!(
+                password.chars().all(|c| c == '-' || c.is_ascii_lowercase()),
+                "{password}"
+            );
+        }
+        let hex = generate(&spec(json!({"length": 8, "encoding": "hex"}))).unwrap();
+        assert_eq!(text(&hex, "password").len(), 16);
+        let base64 = generate(&spec(json!({"length": 12, "encoding": "base64"}))).unwrap();
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(text(&base64, "password"))
+            .unwrap();
+        assert_eq!(decoded.len(), 12);
+    }
+
+    #[test]
+    fn impossible_specs_are_refused_with_upstreams_messages() {
+        let too_many =
+            generate(&spec(json!({"length": 4, "digits": 3, "symbols": 3}))).unwrap_err();
+        assert_eq!(
+            too_many,
+            "number of digits and symbols must be less than total length"
+        );
+        let digits =
+            generate(&spec(json!({"length": 20, "digits": 11, "symbols": 0}))).unwrap_err();
+        assert!(digits.contains("repeats are not allowed"), "{digits}");
+        let keys = generate(&spec(json!({"secretKeys": ["a", "a"]}))).unwrap_err();
+        assert_eq!(keys, "secretKeys must be non-empty and unique");
+    }
+}
