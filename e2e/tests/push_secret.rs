@@ -397,3 +397,63 @@ async fn a_deleted_source_takes_what_it_pushed_with_it_under_delete() -> anyhow:
     controller.stop().await?;
     namespace.delete().await
 }
+
+#[tokio::test]
+async fn a_generator_can_be_the_source() -> anyhow::Result<()> {
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "push-generated").await?;
+    let class = unique_name("e2e-class");
+    let controller =
+        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "0s"]).await?;
+    let client = cluster.client.clone();
+    let store: SecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": "store"},
+        "spec": {"controller": class, "provider": {"fake": {"data": []}}},
+    }))?;
+    Api::<SecretStore>::namespaced(client.clone(), &namespace.name)
+        .create(&PostParams::default(), &store)
+        .await?;
+    let resource = kube::discovery::ApiResource {
+        group: "generators.external-secrets.io".into(),
+        version: "v1alpha1".into(),
+        api_version: "generators.external-secrets.io/v1alpha1".into(),
+        kind: "Password".into(),
+        plural: "passwords".into(),
+    };
+    let generator: kube::api::DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "generators.external-secrets.io/v1alpha1",
+        "kind": "Password",
+        "metadata": {"name": "rotated"},
+        "spec": {"length": 28, "digits": 4, "symbols": 0},
+    }))?;
+    Api::<kube::api::DynamicObject>::namespaced_with(client.clone(), &namespace.name, &resource)
+        .create(&PostParams::default(), &generator)
+        .await?;
+    let api: Api<PushSecret> = Api::namespaced(client.clone(), &namespace.name);
+    let push: PushSecret = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1alpha1",
+        "kind": "PushSecret",
+        "metadata": {"name": "generated"},
+        "spec": {
+            "refreshInterval": "1h",
+            "secretStoreRefs": [{"name": "store", "kind": "SecretStore"}],
+            "selector": {"generatorRef": {"apiVersion": "generators.external-secrets.io/v1alpha1",
+                "kind": "Password", "name": "rotated"}},
+            "data": [{"match": {"secretKey": "password", "remoteRef": {"remoteKey": "/generated"}}}],
+        },
+    }))?;
+    api.create(&PostParams::default(), &push).await?;
+    let (_, ready) = wait_reason(&api, "generated", "Synced", &controller).await?;
+    assert_eq!(ready[0], "True", "{ready:?}");
+    let (reason, value) = read_back(&cluster, &namespace.name, "/generated", &controller).await?;
+    assert_eq!(reason, "SecretSynced");
+    let value = value.unwrap_or_default();
+    assert_eq!(value.len(), 28, "a generated password was pushed");
+    assert_eq!(value.chars().filter(char::is_ascii_digit).count(), 4);
+
+    controller.stop().await?;
+    namespace.delete().await
+}

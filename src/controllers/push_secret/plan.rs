@@ -1,11 +1,11 @@
-//! PushSecret decisions without I/O: what to refuse, how upstream keys the pushed entries in
+//! PushSecret decisions without I/O: how upstream keys the pushed entries in
 //! `status.syncedPushSecrets`, which of them a new sync no longer covers, key conversion and
 //! label selectors as list queries.
 
 use std::collections::BTreeMap;
 
 use external_secrets_crds::meta::LabelSelector;
-use external_secrets_crds::v1alpha1::{PushSecret, PushSecretConversionStrategy, PushSecretData};
+use external_secrets_crds::v1alpha1::{PushSecretConversionStrategy, PushSecretData};
 
 /// Upstream's finalizer, present while `deletionPolicy: Delete` may have to clean up.
 pub const FINALIZER: &str = "pushsecret.externalsecrets.io/finalizer";
@@ -22,15 +22,6 @@ pub const MESSAGE_SYNCED: &str = "PushSecret synced successfully";
 
 /// What was pushed, by store (`Kind/name`) and entry (`remoteKey[/property]`).
 pub type Synced = BTreeMap<String, BTreeMap<String, PushSecretData>>;
-
-/// The parts of the spec this build cannot honour yet, named, so the condition says which.
-pub fn unsupported(push_secret: &PushSecret) -> Option<String> {
-    let spec = &push_secret.spec;
-    if spec.selector.generator_ref.is_some() {
-        return Some("spec.selector.generatorRef: not supported by this build yet".into());
-    }
-    None
-}
 
 /// Upstream's `statusRef`: the remote key, plus `/property` when one is set.
 pub fn status_ref(data: &PushSecretData) -> String {

@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use external_secrets_crds::v1::{ClusterSecretStore, SecretStore, SecretStoreRefKind};
+use external_secrets_crds::v1::{
+    ClusterSecretStore, GeneratorRef, SecretStore, SecretStoreRefKind,
+};
 use external_secrets_crds::v1alpha1::{
     PushSecret, PushSecretDeletionPolicy, PushSecretStatus, PushSecretStatusCondition,
     PushSecretUpdatePolicy,
@@ -36,6 +38,7 @@ use crate::controllers::external_secret::read::NamespaceLabels;
 use crate::controllers::external_secret::refresh::synced_resource_version;
 use crate::controllers::external_secret::stores::{FoundStore, cluster_store_admits};
 use crate::controllers::secret_store::status::should_process;
+use crate::generators::{self, KubeGenerators};
 
 /// The controller's name in metrics and logs.
 pub const CONTROLLER: &str = "pushsecret";
@@ -128,9 +131,6 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
     let now = Timestamp::now();
     if let Some(next) = not_due(push_secret, interval, now) {
         return Ok(next);
-    }
-    if let Some(message) = plan::unsupported(push_secret) {
-        return fail(push_secret, context, message, None).await;
     }
     let spec = &push_secret.spec;
     if let Err(message) = data_to::validate_store_refs(&spec.data_to, &spec.secret_store_refs) {
@@ -336,6 +336,9 @@ async fn source_secrets(
     context: &PsContext,
 ) -> Result<Vec<Secret>, SourceError> {
     let namespace = push_secret.namespace().unwrap_or_default();
+    if let Some(reference) = &push_secret.spec.selector.generator_ref {
+        return generated_source(context, &namespace, reference).await;
+    }
     let api: Api<Secret> = Api::namespaced(context.shared.client.clone(), &namespace);
     let selector = push_secret.spec.selector.secret.as_ref();
     let failed =
@@ -358,6 +361,29 @@ async fn source_secrets(
             "spec.selector.secret: name or selector is required".into(),
         )),
     }
+}
+
+/// `selector.generatorRef`: freshly generated values, pushed as if they were a Secret named
+/// after the generator (in memory only).
+async fn generated_source(
+    context: &PsContext,
+    namespace: &str,
+    reference: &GeneratorRef,
+) -> Result<Vec<Secret>, SourceError> {
+    let source = KubeGenerators::new(context.shared.client.clone());
+    let generated = generators::generate(&source, namespace, reference)
+        .await
+        .map_err(|error| SourceError::Other(format!("spec.selector.generatorRef: {error}")))?;
+    let mut secret = Secret::default();
+    secret.metadata.name = Some(reference.name.clone());
+    secret.metadata.namespace = Some(namespace.to_owned());
+    secret.data = Some(
+        generated
+            .into_iter()
+            .map(|(key, value)| (key, k8s_openapi::ByteString(value)))
+            .collect(),
+    );
+    Ok(vec![secret])
 }
 
 /// The named source Secret is gone under `deletionPolicy: Delete`: removes what was pushed
