@@ -18,7 +18,8 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
+    unique_name,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use external_secrets_crds::v1alpha1::PushSecret;
@@ -51,15 +52,6 @@ fn seed(moto: &MotoProcess) -> anyhow::Result<()> {
     let (status, answer) = moto.call("ssm", "AmazonSSM.PutParameter", &body.to_string());
     anyhow::ensure!(status == 200, "PutParameter: {status} {answer}");
     Ok(())
-}
-
-fn string_data(secret: &Secret) -> BTreeMap<String, String> {
-    secret
-        .data
-        .iter()
-        .flatten()
-        .map(|(key, value)| (key.clone(), String::from_utf8_lossy(&value.0).into_owned()))
-        .collect()
 }
 
 /// The static keys and one store per service, both reading the keys from one Secret.

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, is_not_found,
-    unique_name,
+    string_data, unique_name,
 };
 use external_secrets_crds::v1::{
     ClusterSecretStore, ExternalSecret, ExternalSecretConditionType, SecretStore,
@@ -116,15 +116,6 @@ async fn force_sync_until(
         "ExternalSecret {name} never reached {reason}\n{}",
         controller.log()
     )
-}
-
-fn string_data(secret: &Secret) -> BTreeMap<String, String> {
-    secret
-        .data
-        .iter()
-        .flatten()
-        .map(|(key, value)| (key.clone(), String::from_utf8_lossy(&value.0).into_owned()))
-        .collect()
 }
 
 fn pairs(entries: &[(&str, &str)]) -> BTreeMap<String, String> {

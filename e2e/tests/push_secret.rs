@@ -104,6 +104,29 @@ async fn read_back(
     Ok((reason, value))
 }
 
+/// A namespace holding an empty `fake` SecretStore `store`, and a controller of its own class
+/// that shares no reads (read-backs follow pushes at once).
+async fn with_empty_store(
+    prefix: &str,
+) -> anyhow::Result<(TestCluster, TestNamespace, ControllerProcess)> {
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, prefix).await?;
+    let class = unique_name("e2e-class");
+    let controller =
+        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "0s"]).await?;
+    let store: SecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": "store"},
+        "spec": {"controller": class, "provider": {"fake": {"data": []}}},
+    }))?;
+    Api::<SecretStore>::namespaced(cluster.client.clone(), &namespace.name)
+        .create(&PostParams::default(), &store)
+        .await?;
+    Ok((cluster, namespace, controller))
+}
+
 #[tokio::test]
 async fn push_read_back_policies_and_cleanup() -> anyhow::Result<()> {
     let cluster = TestCluster::connect().await?;
@@ -244,22 +267,8 @@ async fn push_read_back_policies_and_cleanup() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn templates_and_data_to_shape_what_is_pushed() -> anyhow::Result<()> {
-    let cluster = TestCluster::connect().await?;
-    install_crds(&cluster.client).await?;
-    let namespace = TestNamespace::create(&cluster, "push-bulk").await?;
-    let class = unique_name("e2e-class");
-    let controller =
-        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "0s"]).await?;
+    let (cluster, namespace, controller) = with_empty_store("push-bulk").await?;
     let client = cluster.client.clone();
-    let store: SecretStore = serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1",
-        "kind": "SecretStore",
-        "metadata": {"name": "store"},
-        "spec": {"controller": class, "provider": {"fake": {"data": []}}},
-    }))?;
-    Api::<SecretStore>::namespaced(client.clone(), &namespace.name)
-        .create(&PostParams::default(), &store)
-        .await?;
     let source: Secret = serde_json::from_value(json!({
         "metadata": {"name": "app-env"},
         "stringData": {"APP_HOST": "db.local", "APP_USER": "app", "password": "pw"},
@@ -328,22 +337,8 @@ async fn templates_and_data_to_shape_what_is_pushed() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn a_deleted_source_takes_what_it_pushed_with_it_under_delete() -> anyhow::Result<()> {
-    let cluster = TestCluster::connect().await?;
-    install_crds(&cluster.client).await?;
-    let namespace = TestNamespace::create(&cluster, "push-source").await?;
-    let class = unique_name("e2e-class");
-    let controller =
-        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "0s"]).await?;
+    let (cluster, namespace, controller) = with_empty_store("push-source").await?;
     let client = cluster.client.clone();
-    let store: SecretStore = serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1",
-        "kind": "SecretStore",
-        "metadata": {"name": "store"},
-        "spec": {"controller": class, "provider": {"fake": {"data": []}}},
-    }))?;
-    Api::<SecretStore>::namespaced(client.clone(), &namespace.name)
-        .create(&PostParams::default(), &store)
-        .await?;
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &namespace.name);
     let source: Secret = serde_json::from_value(json!({
         "metadata": {"name": "short-lived"},
@@ -400,22 +395,8 @@ async fn a_deleted_source_takes_what_it_pushed_with_it_under_delete() -> anyhow:
 
 #[tokio::test]
 async fn a_generator_can_be_the_source() -> anyhow::Result<()> {
-    let cluster = TestCluster::connect().await?;
-    install_crds(&cluster.client).await?;
-    let namespace = TestNamespace::create(&cluster, "push-generated").await?;
-    let class = unique_name("e2e-class");
-    let controller =
-        ControllerProcess::start(&cluster, &class, &["--provider-read-dedup-window", "0s"]).await?;
+    let (cluster, namespace, controller) = with_empty_store("push-generated").await?;
     let client = cluster.client.clone();
-    let store: SecretStore = serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1",
-        "kind": "SecretStore",
-        "metadata": {"name": "store"},
-        "spec": {"controller": class, "provider": {"fake": {"data": []}}},
-    }))?;
-    Api::<SecretStore>::namespaced(client.clone(), &namespace.name)
-        .create(&PostParams::default(), &store)
-        .await?;
     let resource = kube::discovery::ApiResource {
         group: "generators.external-secrets.io".into(),
         version: "v1alpha1".into(),

@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use bao_process::{BaoProcess, ROOT_TOKEN};
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
+    unique_name,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use external_secrets_crds::v1alpha1::PushSecret;
@@ -45,15 +46,6 @@ fn stored(bao: &BaoProcess, key: &str) -> Option<Value> {
     bao_cli(bao, &["kv", "get", "-format=json", "-mount=secret", key])
         .ok()
         .map(|answer| answer["data"].clone())
-}
-
-fn string_data(secret: &Secret) -> BTreeMap<String, String> {
-    secret
-        .data
-        .iter()
-        .flatten()
-        .map(|(key, value)| (key.clone(), String::from_utf8_lossy(&value.0).into_owned()))
-        .collect()
 }
 
 /// The credentials and trust the store refers to, and the store itself.

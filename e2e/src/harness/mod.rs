@@ -51,3 +51,15 @@ where
 pub fn is_not_found(error: &kube::Error) -> bool {
     matches!(error, kube::Error::Api(status) if status.code == 404)
 }
+
+/// A Secret's data as text (lossy), key by key, for comparing with what a test expects.
+pub fn string_data(
+    secret: &k8s_openapi::api::core::v1::Secret,
+) -> std::collections::BTreeMap<String, String> {
+    secret
+        .data
+        .iter()
+        .flatten()
+        .map(|(key, value)| (key.clone(), String::from_utf8_lossy(&value.0).into_owned()))
+        .collect()
+}

@@ -58,12 +58,8 @@ impl AssumeRole {
     /// Assumes `request` through STS (at `endpoint`, or the region's), signing with `sdk`'s
     /// credentials.
     pub(super) fn new(sdk: &SdkConfig, endpoint: Option<&str>, request: RoleRequest) -> Self {
-        let mut config = aws_sdk_sts::config::Builder::from(sdk);
-        if let Some(endpoint) = endpoint {
-            config = config.endpoint_url(endpoint);
-        }
         Self {
-            client: aws_sdk_sts::Client::from_conf(config.build()),
+            client: sts_client(sdk, endpoint),
             request,
         }
     }
@@ -152,12 +148,8 @@ impl WebIdentity {
         credentials: CredentialResolver,
         request: WebIdentityRequest,
     ) -> Self {
-        let mut config = aws_sdk_sts::config::Builder::from(sdk);
-        if let Some(endpoint) = endpoint {
-            config = config.endpoint_url(endpoint);
-        }
         Self {
-            client: aws_sdk_sts::Client::from_conf(config.build()),
+            client: sts_client(sdk, endpoint),
             credentials,
             request,
         }
@@ -205,6 +197,15 @@ impl ProvideCredentials for WebIdentity {
     {
         provide(self.assume())
     }
+}
+
+/// An STS client configured by `sdk`, at `endpoint` (or the region's).
+fn sts_client(sdk: &SdkConfig, endpoint: Option<&str>) -> aws_sdk_sts::Client {
+    let mut config = aws_sdk_sts::config::Builder::from(sdk);
+    if let Some(endpoint) = endpoint {
+        config = config.endpoint_url(endpoint);
+    }
+    aws_sdk_sts::Client::from_conf(config.build())
 }
 
 /// The SDK's credentials future of an STS exchange (errors as the provider reports them).

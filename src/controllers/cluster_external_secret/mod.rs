@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use external_secrets_crds::v1::{ClusterExternalSecret, ExternalSecret};
-use external_secrets_providers::duration::parse_go_duration;
 
 use crate::context::Context;
 use crate::controllers::external_secret::stores::selector_matches;
@@ -67,18 +66,14 @@ impl ClusterTemplate for ClusterExternalSecret {
         provisioned: &[String],
         failed: &BTreeMap<String, String>,
     ) -> Option<serde_json::Value> {
-        let status = plan::status(copy_name, provisioned, failed);
-        (self.status.as_ref() != Some(&status))
-            .then(|| serde_json::to_value(status).unwrap_or_default())
+        fan_out::changed_status(
+            self.status.as_ref(),
+            plan::status(copy_name, provisioned, failed),
+        )
     }
 
     fn refresh_interval(&self) -> Duration {
-        self.spec
-            .refresh_time
-            .as_deref()
-            .and_then(|text| parse_go_duration(text).ok())
-            .filter(|interval| !interval.is_zero())
-            .unwrap_or(DEFAULT_REFRESH)
+        fan_out::refresh_interval_of(self.spec.refresh_time.as_deref(), DEFAULT_REFRESH)
     }
 
     fn record_metrics(&self, metrics: &Metrics, ready: &str, took: Duration) {

@@ -153,3 +153,20 @@ pub async fn run<T: ClusterTemplate>(
         .await;
     tracing::info!(controller = T::CONTROLLER, "controller stopped");
 }
+
+/// `refreshTime` as both templates read it: a Go duration, `default` when unset, zero or
+/// unreadable (upstream: one hour).
+pub fn refresh_interval_of(refresh_time: Option<&str>, default: Duration) -> Duration {
+    refresh_time
+        .and_then(|text| external_secrets_providers::duration::parse_go_duration(text).ok())
+        .filter(|interval| !interval.is_zero())
+        .unwrap_or(default)
+}
+
+/// `next` as a status to write, unless `current` already is it.
+pub fn changed_status<S: PartialEq + Serialize>(
+    current: Option<&S>,
+    next: S,
+) -> Option<serde_json::Value> {
+    (current != Some(&next)).then(|| serde_json::to_value(next).unwrap_or_default())
+}
