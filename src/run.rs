@@ -29,6 +29,10 @@ pub fn init_tracing(level: &str) {
 
 /// Runs the controllers until a termination signal.
 pub async fn run(args: RunArgs) -> anyhow::Result<()> {
+    crate::controllers::external_secret::template::set_delimiters(
+        &args.template_left_delimiter,
+        &args.template_right_delimiter,
+    );
     let metrics = Arc::new(Metrics::default());
     let client = crate::kube_client::client(metrics.clone(), args.client_qps, args.client_burst)
         .await

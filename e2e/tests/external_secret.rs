@@ -869,3 +869,38 @@ async fn generators_fill_data_from() -> anyhow::Result<()> {
     );
     setup.finish().await
 }
+
+#[tokio::test]
+async fn template_delimiter_flags_apply_to_target_templates() -> anyhow::Result<()> {
+    let setup = Setup::start(
+        "es-delimiters",
+        &[
+            "--template-left-delimiter",
+            "<%",
+            "--template-right-delimiter",
+            "%>",
+        ],
+    )
+    .await?;
+    let es_api = setup.api::<ExternalSecret>();
+    let es = external_secret(
+        "custom-delimiters",
+        "store",
+        json!({"target": {"template": {"data": {
+            "dsn": "postgres://<% .user %>:<% .password %>@db",
+            "braces": "{{ kept as text }}",
+        }}}}),
+    )?;
+    es_api.create(&PostParams::default(), &es).await?;
+    wait_reason(
+        &es_api,
+        "custom-delimiters",
+        "SecretSynced",
+        &setup.controller,
+    )
+    .await?;
+    let data = string_data(&setup.api::<Secret>().get("custom-delimiters").await?);
+    assert_eq!(data["dsn"], "postgres://app:first-password@db");
+    assert_eq!(data["braces"], "{{ kept as text }}");
+    setup.finish().await
+}

@@ -10,6 +10,7 @@
 //! carry values.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use external_secrets_crds::v1::{
     ExternalSecretTemplate, TemplateFrom, TemplateMergePolicy, TemplateRef, TemplateScope,
@@ -340,9 +341,23 @@ fn string_map(text: &[u8]) -> Result<BTreeMap<String, String>, String> {
     }
 }
 
+/// The delimiters of target templates (`--template-left-delimiter` and
+/// `--template-right-delimiter`), set once at start-up; `{{ }}` until then.
+static DELIMITERS: OnceLock<Delimiters> = OnceLock::new();
+
+/// Sets the template delimiters for the process, as upstream's flags do (process-wide there
+/// too). Later calls change nothing.
+pub fn set_delimiters(left: &str, right: &str) {
+    let _ = DELIMITERS.set(Delimiters {
+        left: left.to_owned(),
+        right: right.to_owned(),
+    });
+}
+
 /// Parses and runs one template; `key` names it in errors, as upstream's messages do.
 fn execute(key: &str, source: &str, data: &SecretData) -> Result<Vec<u8>, String> {
-    render(key, source, data, &Delimiters::default()).map_err(|error| match error {
+    let delimiters = DELIMITERS.get().cloned().unwrap_or_default();
+    render(key, source, data, &delimiters).map_err(|error| match error {
         TemplateError::Parse { .. } => format!("unable to parse template at key {key}: {error}"),
         TemplateError::Execute { .. } => {
             format!("unable to execute template at key {key}: {error}")

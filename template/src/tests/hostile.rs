@@ -3,6 +3,10 @@
 //! or an error within a time bound: no panic, no hang. The costly functions (`bcrypt`,
 //! `htpasswd`, PKCS#12 writers) are left out only because they are deliberately slow in a debug
 //! build; [`crate::limits::COSTLY_CALL`] bounds them and `limits.rs` tests that.
+//!
+//! As a fuzz run: `TEMPLATE_FUZZ_SECONDS=600 cargo test --release -p external-secrets-template
+//! random_templates` keeps generating for that long from a fresh seed (printed, and settable
+//! with `TEMPLATE_FUZZ_SEED` to reproduce a finding).
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -247,15 +251,40 @@ fn random_templates_end_without_panic_within_bounds() {
         .copied()
         .filter(|name| crate::is_function(name) && !SLOW.contains(name))
         .collect();
+    let fuzz_for = std::env::var("TEMPLATE_FUZZ_SECONDS")
+        .ok()
+        .and_then(|seconds| seconds.parse().ok())
+        .map(Duration::from_secs);
+    let seed = std::env::var("TEMPLATE_FUZZ_SEED")
+        .ok()
+        .and_then(|seed| seed.parse().ok())
+        .unwrap_or(match fuzz_for {
+            // A fresh seed per fuzz run; the fixed one keeps the regular test reproducible.
+            Some(_) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |elapsed| elapsed.as_nanos() as u64 | 1),
+            None => 0x5EED_0FE5,
+        });
+    println!("template fuzz seed: {seed}");
     let mut generator = Generator {
-        rng: Rng(0x5EED_0FE5),
+        rng: Rng(seed),
         functions,
     };
     let data = data();
-    for _ in 0..CASES {
+    let started = Instant::now();
+    let mut cases = 0usize;
+    while match fuzz_for {
+        Some(limit) => started.elapsed() < limit,
+        None => cases < CASES,
+    } {
         let source = generator.template();
         run(&source, &data);
         let mutated = generator.mutate(&source);
         run(&mutated, &data);
+        cases += 1;
     }
+    println!(
+        "template fuzz: {cases} templates (and as many mutants) in {:?}",
+        started.elapsed()
+    );
 }
