@@ -255,8 +255,14 @@ async fn push_read_back_policies_and_cleanup() -> anyhow::Result<()> {
     })
     .await
     .map_err(|error| error.context(controller.log()))?;
-    let (reason, _) = read_back(&cluster, &namespace.name, "/pushed/password", &controller).await?;
-    assert_eq!(reason, "SecretSyncedError");
+    // Reads that started before the delete may still answer: look until one sees it gone.
+    eventually(WAIT, "pushed value deleted from the store", || async {
+        let (reason, _) =
+            read_back(&cluster, &namespace.name, "/pushed/password", &controller).await?;
+        Ok((reason == "SecretSyncedError").then_some(()))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))?;
     let (_, value) = read_back(&cluster, &namespace.name, "/configured/key", &controller).await?;
     assert_eq!(value.as_deref(), Some("not-pushed"));
 

@@ -97,6 +97,12 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
         .finalizers()
         .iter()
         .any(|f| f == plan::FINALIZER);
+    // Stores of another controller class only: not ours to push, finalize or clean up (several
+    // controllers may watch the same PushSecrets). Resolution errors are reported below.
+    let stores = resolve_stores(push_secret, context).await;
+    if stores.as_ref().is_ok_and(BTreeMap::is_empty) {
+        return Ok(Action::await_change());
+    }
     if push_secret.meta().deletion_timestamp.is_some() {
         if has_finalizer {
             if let Err(message) =
@@ -136,14 +142,10 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
     if let Err(message) = data_to::validate_store_refs(&spec.data_to, &spec.secret_store_refs) {
         return fail(push_secret, context, message, None).await;
     }
-    let stores = match resolve_stores(push_secret, context).await {
+    let stores = match stores {
         Ok(stores) => stores,
         Err(message) => return fail(push_secret, context, message, None).await,
     };
-    if stores.is_empty() {
-        // No store of this controller's class: another controller's business.
-        return Ok(Action::await_change());
-    }
     let identities: Vec<_> = stores.values().map(FoundStore::identity).collect();
     if let Err(message) = data_to::validate_selectors_match(&spec.data_to, &identities) {
         return fail(push_secret, context, message, None).await;
