@@ -31,6 +31,9 @@ pub struct Settings {
     /// Identical provider reads starting within this window share one call
     /// (`--provider-read-dedup-window`).
     pub provider_read_dedup_window: Duration,
+    /// Whether ExternalSecrets may write ConfigMaps and custom resources
+    /// (`--unsafe-allow-generic-targets`).
+    pub allow_generic_targets: bool,
 }
 
 impl Settings {

@@ -178,6 +178,7 @@ pub fn build_context(client: kube::Client, metrics: Arc<Metrics>, args: &RunArgs
         namespace: Some(args.namespace.clone()).filter(|namespace| !namespace.is_empty()),
         flood_gate: args.enable_flood_gate,
         provider_read_dedup_window: args.provider_read_dedup_window,
+        allow_generic_targets: args.unsafe_allow_generic_targets,
     };
     Context::new(client, clients, metrics, settings)
 }

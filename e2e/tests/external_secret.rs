@@ -6,175 +6,22 @@
 //! Each test's controller runs with its own `--controller-class` and the test's stores name
 //! it, so the test never touches objects of a controller already running on the cluster.
 
-use std::collections::BTreeMap;
+mod support;
+
 use std::time::Duration;
 
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, is_not_found,
-    string_data, unique_name,
+    ControllerProcess, TestCluster, TestNamespace, eventually, is_not_found, string_data,
+    unique_name,
 };
-use external_secrets_crds::v1::{
-    ClusterSecretStore, ExternalSecret, ExternalSecretConditionType, SecretStore,
-};
+use external_secrets_crds::v1::{ClusterSecretStore, ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::{Client, ResourceExt};
-use serde_json::{Value, json};
-
-const WAIT: Duration = Duration::from_secs(60);
-
-/// Test data only: the fake provider serves what the store spec lists.
-fn fake_data() -> Value {
-    json!([
-        {"key": "/db/user", "value": "app"},
-        {"key": "/db/password", "value": "first-password"},
-        {"key": "/db/config", "value": "{\"host\":\"db.local\",\"port\":\"5432\"}"},
-    ])
-}
-
-fn secret_store(name: &str, class: &str, data: Value) -> anyhow::Result<SecretStore> {
-    Ok(serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1",
-        "kind": "SecretStore",
-        "metadata": {"name": name},
-        "spec": {"controller": class, "provider": {"fake": {"data": data}}},
-    }))?)
-}
-
-/// An ExternalSecret reading from the SecretStore `store`, with `spec` merged over the basics.
-fn external_secret(name: &str, store: &str, spec: Value) -> anyhow::Result<ExternalSecret> {
-    let mut manifest = json!({
-        "apiVersion": "external-secrets.io/v1",
-        "kind": "ExternalSecret",
-        "metadata": {"name": name},
-        "spec": {
-            "refreshInterval": "1h",
-            "secretStoreRef": {"name": store, "kind": "SecretStore"},
-            "data": [
-                {"secretKey": "user", "remoteRef": {"key": "/db/user"}},
-                {"secretKey": "password", "remoteRef": {"key": "/db/password"}},
-            ],
-        },
-    });
-    if let (Some(base), Value::Object(extra)) = (manifest["spec"].as_object_mut(), spec) {
-        base.extend(extra);
-    }
-    Ok(serde_json::from_value(manifest)?)
-}
-
-/// The `Ready` condition as [status, reason, message], once there is one.
-fn ready_of(es: &ExternalSecret) -> Option<[String; 3]> {
-    let condition = es
-        .status
-        .as_ref()?
-        .conditions
-        .iter()
-        .find(|c| c.r#type == ExternalSecretConditionType::Ready)?;
-    Some([
-        condition.status.clone(),
-        condition.reason.clone().unwrap_or_default(),
-        condition.message.clone().unwrap_or_default(),
-    ])
-}
-
-/// Waits until the ExternalSecret's Ready condition has `reason`.
-async fn wait_reason(
-    api: &Api<ExternalSecret>,
-    name: &str,
-    reason: &str,
-    controller: &ControllerProcess,
-) -> anyhow::Result<(ExternalSecret, [String; 3])> {
-    eventually(WAIT, &format!("ExternalSecret {name} {reason}"), || async {
-        let es = api.get(name).await?;
-        Ok(ready_of(&es)
-            .filter(|ready| ready[1] == reason)
-            .map(|ready| (es, ready)))
-    })
-    .await
-    .map_err(|error| error.context(controller.log()))
-}
-
-/// Annotates the ExternalSecret (upstream's way to force a sync) every 2 s until its Ready
-/// condition has `reason`: the controller may see the annotation before the store change.
-async fn force_sync_until(
-    api: &Api<ExternalSecret>,
-    name: &str,
-    reason: &str,
-    controller: &ControllerProcess,
-) -> anyhow::Result<(ExternalSecret, [String; 3])> {
-    for attempt in 0..30 {
-        let es = api.get(name).await?;
-        if let Some(ready) = ready_of(&es).filter(|ready| ready[1] == reason) {
-            return Ok((es, ready));
-        }
-        let annotation = json!({"metadata": {"annotations": {"force-sync": attempt.to_string()}}});
-        api.patch(name, &PatchParams::default(), &Patch::Merge(annotation))
-            .await?;
-        tokio::time::sleep(Duration::from_secs(2)).await;
-    }
-    anyhow::bail!(
-        "ExternalSecret {name} never reached {reason}\n{}",
-        controller.log()
-    )
-}
-
-fn pairs(entries: &[(&str, &str)]) -> BTreeMap<String, String> {
-    entries
-        .iter()
-        .map(|(key, value)| (key.to_string(), value.to_string()))
-        .collect()
-}
-
-/// One controller, one namespace, and the APIs the tests use.
-struct Setup {
-    cluster: TestCluster,
-    namespace: TestNamespace,
-    class: String,
-    controller: ControllerProcess,
-}
-
-impl Setup {
-    /// A namespace holding the `fake` SecretStore `store`, and a controller of its own class
-    /// run with `args`.
-    async fn start(prefix: &str, args: &[&str]) -> anyhow::Result<Self> {
-        let cluster = TestCluster::connect().await?;
-        install_crds(&cluster.client).await?;
-        let namespace = TestNamespace::create(&cluster, prefix).await?;
-        let class = unique_name("e2e-class");
-        let controller = ControllerProcess::start(&cluster, &class, args).await?;
-        let setup = Self {
-            cluster,
-            namespace,
-            class,
-            controller,
-        };
-        setup
-            .api::<SecretStore>()
-            .create(
-                &PostParams::default(),
-                &secret_store("store", &setup.class, fake_data())?,
-            )
-            .await?;
-        Ok(setup)
-    }
-
-    fn client(&self) -> Client {
-        self.cluster.client.clone()
-    }
-
-    fn api<K>(&self) -> Api<K>
-    where
-        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
-        <K as kube::Resource>::DynamicType: Default,
-    {
-        Api::namespaced(self.client(), &self.namespace.name)
-    }
-
-    async fn finish(self) -> anyhow::Result<()> {
-        self.controller.stop().await?;
-        self.namespace.delete().await
-    }
-}
+use serde_json::json;
+use support::{
+    Setup, WAIT, external_secret, fake_data, force_sync_until, pairs, secret_store, wait_reason,
+};
 
 #[tokio::test]
 async fn sync_writes_owned_secret_and_repairs_drift() -> anyhow::Result<()> {
@@ -902,5 +749,40 @@ async fn template_delimiter_flags_apply_to_target_templates() -> anyhow::Result<
     let data = string_data(&setup.api::<Secret>().get("custom-delimiters").await?);
     assert_eq!(data["dsn"], "postgres://app:first-password@db");
     assert_eq!(data["braces"], "{{ kept as text }}");
+    setup.finish().await
+}
+
+#[tokio::test]
+async fn renamed_target_deletes_the_old_owned_secret() -> anyhow::Result<()> {
+    let setup = Setup::start("es-rename", &[]).await?;
+    let external_secrets: Api<ExternalSecret> = setup.api();
+    let secrets: Api<Secret> = setup.api();
+    let es = external_secret("renamed", "store", json!({"target": {"name": "first"}}))?;
+    external_secrets.create(&PostParams::default(), &es).await?;
+    wait_reason(
+        &external_secrets,
+        "renamed",
+        "SecretSynced",
+        &setup.controller,
+    )
+    .await?;
+    let first = secrets.get("first").await?;
+    assert!(
+        first
+            .labels()
+            .contains_key("reconcile.external-secrets.io/created-by"),
+        "creationPolicy Owner labels the Secret with its creator"
+    );
+    let rename = json!({"spec": {"target": {"name": "second"}}});
+    external_secrets
+        .patch("renamed", &PatchParams::default(), &Patch::Merge(rename))
+        .await?;
+    eventually(WAIT, "second written and first deleted", || async {
+        let second = secrets.get_opt("second").await?;
+        let first = secrets.get_opt("first").await?;
+        Ok((second.is_some() && first.is_none()).then_some(()))
+    })
+    .await
+    .map_err(|error| error.context(setup.controller.log()))?;
     setup.finish().await
 }

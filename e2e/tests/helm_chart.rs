@@ -328,6 +328,7 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
             "--leader-election-retry-period=4s",
             "--enable-cluster-store-reconciler=false",
             "--enable-cluster-push-secret-reconciler=false",
+            "--unsafe-allow-generic-targets=true",
             "--store-requeue-interval=2m",
             "--controller-class=team-a",
             "--concurrent=4",
@@ -340,6 +341,21 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
         ])
     );
     assert_binary_accepts(&controller_args)?;
+    let controller_role = find(&objects, "ClusterRole", "eso-full-controller");
+    let all_verbs = strings(&[
+        "get", "list", "watch", "create", "update", "patch", "delete",
+    ]);
+    for resource in ["configmaps", "applications"] {
+        assert!(
+            rules(controller_role)
+                .iter()
+                .any(
+                    |(resources, verbs, _)| resources.contains(&resource.to_owned())
+                        && verbs == &all_verbs
+                ),
+            "genericTargets grants {resource}"
+        );
+    }
     let pod = &controller["spec"]["template"]["spec"];
     let container = &pod["containers"][0];
     assert_eq!(controller["spec"]["replicas"], 2);
@@ -618,7 +634,6 @@ async fn unsupported_values_fail_naming_each_key() -> anyhow::Result<()> {
     for key in [
         "bitwarden-sdk-server.enabled",
         "grafanaDashboard.enabled",
-        "genericTargets.enabled",
         "crds.conversion.enabled",
         "image.flavour",
         "metrics.listen.secure.enabled",

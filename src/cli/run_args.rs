@@ -126,7 +126,7 @@ pub struct CompatibilityArgs {
     /// No effect: Secrets are always read from the API.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_secret_api_read_on_cache_mismatch: Option<bool>,
-    /// No effect: generators are not part of this build yet.
+    /// No effect: the generators of this build keep no state.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_generator_state: Option<bool>,
     /// No effect yet.
@@ -150,19 +150,19 @@ pub struct CompatibilityArgs {
     /// Used with `--metrics-secure` only.
     #[arg(long, hide = true)]
     pub metrics_key_name: Option<String>,
-    /// No effect: generators are not part of this build yet.
+    /// No effect: the generators of this build keep no state to collect.
     #[arg(long, hide = true)]
     pub generator_gc_grace_period: Option<String>,
-    /// No effect: the Vault provider is not part of this build yet.
+    /// No effect: the Vault provider keeps no token cache.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_vault_token_cache: Option<bool>,
-    /// No effect: the Vault provider is not part of this build yet.
+    /// No effect: the Vault provider keeps no token cache.
     #[arg(long, hide = true)]
     pub vault_token_cache_size: Option<u64>,
-    /// No effect: the Vault provider is not part of this build yet.
+    /// No effect: the Vault provider keeps no token cache.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub experimental_enable_vault_token_cache: Option<bool>,
-    /// No effect: the Vault provider is not part of this build yet.
+    /// No effect: the Vault provider keeps no token cache.
     #[arg(long, hide = true)]
     pub experimental_vault_token_cache_size: Option<u64>,
     /// No effect: the Doppler provider is not part of this build.

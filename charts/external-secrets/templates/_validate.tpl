@@ -11,9 +11,6 @@ otherwise install an operator that silently lacks it.
 {{- if .Values.grafanaDashboard.enabled -}}
 {{- $unsupported = append $unsupported "grafanaDashboard.enabled=true: the chart ships no Grafana dashboard" -}}
 {{- end -}}
-{{- if .Values.genericTargets.enabled -}}
-{{- $unsupported = append $unsupported "genericTargets.enabled=true: targets other than Secrets (spec.target.manifest) are not supported yet" -}}
-{{- end -}}
 {{- if .Values.crds.conversion.enabled -}}
 {{- $unsupported = append $unsupported "crds.conversion.enabled=true: the CRDs have no conversion webhook (v1alpha1 is not served)" -}}
 {{- end -}}

@@ -11,6 +11,7 @@
 pub mod dedup;
 pub mod error;
 pub mod fetch;
+pub mod generic;
 pub mod hash;
 pub mod read;
 pub mod reconcile;
@@ -28,6 +29,7 @@ use external_secrets_crds::v1::{
 };
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::reflector::{self, ObjectRef};
@@ -74,6 +76,10 @@ pub async fn run(
     .default_backoff()
     .touched_objects();
 
+    // The watch cache holds every ExternalSecret: without managedFields, which nothing reads.
+    let (external_secrets, external_secret_writer) = reflector::store();
+    let (drift_watches, drift_requests) =
+        generic::watch::DriftWatches::new(external_secrets.clone(), settings.namespace.clone());
     let es_context = Arc::new(EsContext {
         shared: context,
         stores: Stores {
@@ -82,9 +88,8 @@ pub async fn run(
         },
         cluster_stores_enabled,
         reads: SharedReads::new(settings.provider_read_dedup_window),
+        generic: generic::GenericTargets::new(settings.allow_generic_targets, drift_watches),
     });
-    // The watch cache holds every ExternalSecret: without managedFields, which nothing reads.
-    let (external_secrets, external_secret_writer) = reflector::store();
     let watched = watcher(
         settings.scoped_api::<ExternalSecret>(client),
         watcher::Config::default(),
@@ -106,7 +111,7 @@ pub async fn run(
     controller
         .with_config(controller::Config::default().concurrency(concurrency))
         .watches_stream(managed_secrets, move |secret| {
-            writers_of(&by_target, &secret)
+            writers_of(&by_target, &secret.metadata)
         })
         .watches_stream(secret_stores, move |store: SecretStore| {
             let namespace = store.namespace();
@@ -125,6 +130,7 @@ pub async fn run(
                 None,
             )
         })
+        .reconcile_on(drift_requests)
         .graceful_shutdown_on(shutdown)
         .run(
             |es: Arc<ExternalSecret>, context: Arc<EsContext>| async move {
@@ -166,17 +172,19 @@ fn error_policy(
     reconcile::error_policy(&es, error, &context.shared.backoff)
 }
 
-/// The ExternalSecrets writing the managed Secret `secret`: its controlling ExternalSecret, or
-/// (for targets without one: Orphan, Merge, CreateOrMerge) those of its namespace naming it as
-/// their target, so a deleted or edited target of any policy is looked at again.
+/// The ExternalSecrets writing the managed target with metadata `target` (a Secret or a
+/// generic target): its controlling ExternalSecret, or (for targets without one: Orphan,
+/// Merge, CreateOrMerge) those of its namespace naming it as their target, so a deleted or
+/// edited target of any policy is looked at again.
 fn writers_of(
     external_secrets: &reflector::Store<ExternalSecret>,
-    secret: &PartialObjectMeta<Secret>,
+    target: &ObjectMeta,
 ) -> Vec<ObjectRef<ExternalSecret>> {
-    let namespace = secret.namespace();
-    let owner = secret
-        .owner_references()
+    let namespace = target.namespace.clone();
+    let owner = target
+        .owner_references
         .iter()
+        .flatten()
         .find(|owner| owner.controller == Some(true) && owner.kind == "ExternalSecret");
     if let Some(owner) = owner {
         let reference = ObjectRef::new(&owner.name);
@@ -185,7 +193,7 @@ fn writers_of(
             None => reference,
         }];
     }
-    let name = secret.name_any();
+    let name = target.name.clone().unwrap_or_default();
     external_secrets
         .state()
         .iter()

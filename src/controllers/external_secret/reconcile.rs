@@ -12,7 +12,7 @@ use external_secrets_crds::v1::{
 use external_secrets_providers::credentials::KubeSecretSource;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{DeleteParams, Patch, PatchParams};
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::EventType;
 use kube::{Api, Resource, ResourceExt};
@@ -20,7 +20,8 @@ use serde_json::json;
 
 use super::error::Error;
 use super::fetch::SharedReads;
-use super::read::{NamespaceLabels, Reader, store_references};
+use super::generic::{self, GenericTargets};
+use super::read::{NamespaceLabels, ReadFailure, Reader, store_references};
 use super::refresh;
 use super::status::{self, Ready, Synced};
 use super::stores::{Stores, kind_and_name};
@@ -45,6 +46,8 @@ pub struct EsContext {
     pub cluster_stores_enabled: bool,
     /// Provider reads shared across ExternalSecrets (`--provider-read-dedup-window`).
     pub reads: SharedReads,
+    /// Generic targets (`spec.target.manifest`).
+    pub generic: GenericTargets,
 }
 
 /// Why a reconcile ended in error (the status already says so).
@@ -86,19 +89,22 @@ pub fn error_policy(
 }
 
 async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error> {
-    if es.meta().deletion_timestamp.is_some() {
-        return Ok(Action::await_change());
-    }
     let shared = &context.shared;
     let namespace = es.namespace().unwrap_or_default();
     let references = store_references(es);
     if skip(es, &references, context) {
         return Ok(Action::await_change());
     }
+    if es.meta().deletion_timestamp.is_some() {
+        return generic::sync::cleanup(es, context).await;
+    }
     let interval = match refresh::interval(es) {
         Ok(interval) => interval,
         Err(message) => return fail(es, context, Error::InvalidSpec(message), None).await,
     };
+    if let Some(manifest) = &es.spec.target.manifest {
+        return generic::sync::sync(es, context, manifest, interval).await;
+    }
     let secrets: Api<Secret> = Api::namespaced(shared.client.clone(), &namespace);
     let target_name = target::target_name(es);
     let existing = secrets.get_opt(&target_name).await.map_err(Error::Kube)?;
@@ -121,31 +127,8 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         return Ok(requeue(es, interval, refreshed, now));
     }
 
-    let namespaces = NamespaceLabels::Cluster(Box::new(Api::all(shared.client.clone())));
-    let generators = KubeGenerators::new(shared.client.clone());
-    let reader = Reader {
-        stores: &context.stores,
-        clients: &shared.clients,
-        metrics: &shared.metrics,
-        namespaces: &namespaces,
-        flood_gate: shared.settings.flood_gate,
-        shared: &context.reads,
-        generators: &generators,
-    };
-    let data = match reader.read(es).await {
-        Ok(fetched) => {
-            for note in &fetched.missing {
-                publish(
-                    es,
-                    context,
-                    EventType::Normal,
-                    "MissingProviderSecret",
-                    note,
-                )
-                .await;
-            }
-            fetched.data
-        }
+    let data = match read_provider_data(es, context).await {
+        Ok(data) => data,
         Err((error, step)) => return fail(es, context, error, step).await,
     };
     let synced = |binding: Option<String>| Synced {
@@ -187,6 +170,12 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
             ExternalSecretDeletionPolicy::Merge => {}
         }
     }
+    if policy == ExternalSecretCreationPolicy::Owner
+        && renamed(es, &target_name)
+        && let Err(error) = delete_orphaned(es, context, &secrets, &target_name).await
+    {
+        return fail(es, context, error, Some(MESSAGE_DELETE_ORPHANED_FAILED)).await;
+    }
     match policy {
         ExternalSecretCreationPolicy::None => {
             let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED);
@@ -224,6 +213,88 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
             Err(error) => fail(es, context, error, Some(status::MESSAGE_UPDATE_FAILED)).await,
         },
     }
+}
+
+/// Upstream's `msgErrorDeleteOrphaned`.
+const MESSAGE_DELETE_ORPHANED_FAILED: &str = "could not delete orphaned secrets";
+
+/// Whether the target was renamed since the last sync (`status.binding` names the old one).
+fn renamed(es: &ExternalSecret, target_name: &str) -> bool {
+    es.status
+        .as_ref()
+        .and_then(|status| status.binding.as_ref())
+        .is_some_and(|binding| !binding.name.is_empty() && binding.name != target_name)
+}
+
+/// Upstream's `deleteOrphanedSecrets`: Secrets this ExternalSecret created under an old
+/// target name (found by the `created-by` label) are deleted.
+async fn delete_orphaned(
+    es: &ExternalSecret,
+    context: &EsContext,
+    secrets: &Api<Secret>,
+    target_name: &str,
+) -> Result<(), Error> {
+    let namespace = es.namespace().unwrap_or_default();
+    let selector = format!(
+        "{}={}",
+        target::LABEL_OWNER,
+        super::hash::owner_label(&namespace, &es.name_any())
+    );
+    let owned = secrets
+        .list_metadata(&ListParams::default().labels(&selector))
+        .await
+        .map_err(Error::Kube)?;
+    for orphan in owned.items.iter().filter(|s| s.name_any() != target_name) {
+        match secrets
+            .delete(&orphan.name_any(), &DeleteParams::default())
+            .await
+        {
+            Ok(_) => {}
+            Err(kube::Error::Api(status)) if status.code == 404 => continue,
+            Err(error) => return Err(Error::Kube(error)),
+        }
+        publish(
+            es,
+            context,
+            EventType::Normal,
+            "Deleted",
+            "secret deleted because it was orphaned",
+        )
+        .await;
+    }
+    Ok(())
+}
+
+/// Reads the provider data of `es` (a note event for each entry upstream reports missing);
+/// an error comes with upstream's message for the failed step.
+pub(super) async fn read_provider_data(
+    es: &ExternalSecret,
+    context: &EsContext,
+) -> Result<SecretData, ReadFailure> {
+    let shared = &context.shared;
+    let namespaces = NamespaceLabels::Cluster(Box::new(Api::all(shared.client.clone())));
+    let generators = KubeGenerators::new(shared.client.clone());
+    let reader = Reader {
+        stores: &context.stores,
+        clients: &shared.clients,
+        metrics: &shared.metrics,
+        namespaces: &namespaces,
+        flood_gate: shared.settings.flood_gate,
+        shared: &context.reads,
+        generators: &generators,
+    };
+    let fetched = reader.read(es).await?;
+    for note in &fetched.missing {
+        publish(
+            es,
+            context,
+            EventType::Normal,
+            "MissingProviderSecret",
+            note,
+        )
+        .await;
+    }
+    Ok(fetched.data)
 }
 
 /// Upstream skips (without any status) ExternalSecrets using a store of another controller
@@ -270,7 +341,14 @@ async fn write_target(
     let desired = target::desired_secret(es, data, existing, &sources)
         .map_err(|e| Error::InvalidSpec(e.to_string()))?;
     if let Some(existing) = existing {
-        if let Some(owner) = other_external_secret_owner(existing, es) {
+        if let Some(owner) = target::other_external_secret_owner(
+            existing
+                .metadata
+                .owner_references
+                .as_deref()
+                .unwrap_or_default(),
+            es,
+        ) {
             return Err(Error::InvalidSpec(format!(
                 "target is owned by another ExternalSecret: secret is owned by another ExternalSecret: {owner}"
             )));
@@ -305,23 +383,6 @@ async fn write_target(
     Ok(())
 }
 
-/// The name of another ExternalSecret controlling `secret`, if any (upstream refuses to fight
-/// over a Secret).
-fn other_external_secret_owner(secret: &Secret, es: &ExternalSecret) -> Option<String> {
-    secret
-        .metadata
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|owner| {
-            owner.controller == Some(true)
-                && owner.kind == "ExternalSecret"
-                && owner.api_version.starts_with("external-secrets.io/")
-                && owner.name != es.name_any()
-        })
-        .map(|owner| owner.name.clone())
-}
-
 /// Records a failure: condition (upstream's step message + error), Warning event, metrics.
 async fn fail(
     es: &ExternalSecret,
@@ -329,16 +390,26 @@ async fn fail(
     error: Error,
     step: Option<&str>,
 ) -> Result<Action, Error> {
+    let ready = match step {
+        Some(step) => Ready::failed(step, &error),
+        None => Ready::failed_plain(&error),
+    };
+    fail_as(es, context, error, ready).await
+}
+
+/// Records a failure whose condition is `ready`: Warning event, status, metrics.
+pub(super) async fn fail_as(
+    es: &ExternalSecret,
+    context: &EsContext,
+    error: Error,
+    ready: Ready,
+) -> Result<Action, Error> {
     tracing::warn!(
         externalsecret = %es.name_any(),
         namespace = %es.namespace().unwrap_or_default(),
         %error,
         "sync failed"
     );
-    let ready = match step {
-        Some(step) => Ready::failed(step, &error),
-        None => Ready::failed_plain(&error),
-    };
     publish(
         es,
         context,
@@ -352,7 +423,7 @@ async fn fail(
 }
 
 /// Records an outcome that is not an error and schedules the next refresh.
-async fn finish(
+pub(super) async fn finish(
     es: &ExternalSecret,
     context: &EsContext,
     ready: Ready,
@@ -365,7 +436,7 @@ async fn finish(
 }
 
 /// Requeues at the next refresh counted from `refreshed`, or waits for a change.
-fn requeue(
+pub(super) fn requeue(
     es: &ExternalSecret,
     interval: Duration,
     refreshed: Timestamp,
@@ -408,7 +479,7 @@ async fn write_status(
     Ok(())
 }
 
-async fn publish(
+pub(super) async fn publish(
     es: &ExternalSecret,
     context: &EsContext,
     kind: EventType,

@@ -16,6 +16,17 @@ pub const REASON_SYNCED_ERROR: &str = "SecretSyncedError";
 pub const REASON_DELETED: &str = "SecretDeleted";
 /// Reason: `creationPolicy: Merge` and the Secret to merge into does not exist.
 pub const REASON_MISSING: &str = "SecretMissing";
+/// Reason (generic targets): the resource was written (or was already right).
+pub const REASON_RESOURCE_SYNCED: &str = "ResourceSynced";
+/// Reason (generic targets): syncing failed.
+pub const REASON_RESOURCE_SYNCED_ERROR: &str = "ResourceSyncedError";
+/// Reason (generic targets): `deletionPolicy: Delete` removed the resource.
+pub const REASON_RESOURCE_DELETED: &str = "ResourceDeleted";
+/// Reason (generic targets): `creationPolicy: Merge` and the resource does not exist.
+pub const REASON_RESOURCE_MISSING: &str = "ResourceMissing";
+/// Upstream's message for [`REASON_RESOURCE_MISSING`].
+pub const MESSAGE_RESOURCE_MISSING: &str =
+    "resource will not be created due to CreationPolicy=Merge";
 /// Upstream's `msgSynced`.
 pub const MESSAGE_SYNCED: &str = "secret synced";
 /// Upstream's `msgSyncedRetain`.
@@ -63,9 +74,14 @@ impl Ready {
 
     /// A failure: upstream's message for the step, then the error.
     pub fn failed(step: &str, error: &dyn std::fmt::Display) -> Self {
+        Self::failed_as(REASON_SYNCED_ERROR, step, error)
+    }
+
+    /// A failure with its own reason (generic targets report `ResourceSyncedError`).
+    pub fn failed_as(reason: &'static str, step: &str, error: &dyn std::fmt::Display) -> Self {
         Self {
             status: "False",
-            reason: REASON_SYNCED_ERROR,
+            reason,
             message: format!("{step}: {error}"),
         }
     }

@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::{Resource, ResourceExt};
 
-use super::hash::data_hash;
+use super::hash::{data_hash, owner_label};
 use super::template::TemplateSources;
 use crate::controllers::metadata::includes;
 
@@ -17,6 +17,10 @@ use crate::controllers::metadata::includes;
 pub const LABEL_MANAGED: &str = "reconcile.external-secrets.io/managed";
 /// Upstream's annotation holding the hash of the data the controller wrote.
 pub const ANNOTATION_DATA_HASH: &str = "reconcile.external-secrets.io/data-hash";
+
+/// Upstream's label on targets an ExternalSecret owns (`creationPolicy: Owner`), holding
+/// [`owner_label`](super::hash::owner_label) of the ExternalSecret.
+pub const LABEL_OWNER: &str = "reconcile.external-secrets.io/created-by";
 
 /// The fetched (and decoded) data, key to bytes.
 pub type SecretData = BTreeMap<String, Vec<u8>>;
@@ -68,6 +72,13 @@ pub fn desired_secret(
     let data = &rendered.data;
     let mut labels = rendered.labels.clone();
     labels.insert(LABEL_MANAGED.to_owned(), "true".to_owned());
+    if es.spec.target.creation_policy == ExternalSecretCreationPolicy::Owner {
+        let namespace = es.namespace().unwrap_or_default();
+        labels.insert(
+            LABEL_OWNER.to_owned(),
+            owner_label(&namespace, &es.name_any()),
+        );
+    }
     let mut annotations = rendered.annotations.clone();
     let resulting = resulting_data(es, data, existing);
     annotations.insert(
@@ -142,6 +153,23 @@ fn owned_data_keys(secret: &Secret, manager: &str) -> Vec<String> {
         .flat_map(|fields| fields.keys())
         .filter_map(|field| field.strip_prefix("f:").map(str::to_owned))
         .collect()
+}
+
+/// The name of another ExternalSecret controlling a target with `references`, if any
+/// (upstream refuses to fight over a target).
+pub fn other_external_secret_owner(
+    references: &[OwnerReference],
+    es: &ExternalSecret,
+) -> Option<String> {
+    references
+        .iter()
+        .find(|owner| {
+            owner.controller == Some(true)
+                && owner.kind == "ExternalSecret"
+                && owner.api_version.starts_with("external-secrets.io/")
+                && owner.name != es.name_any()
+        })
+        .map(|owner| owner.name.clone())
 }
 
 fn owner_reference(es: &ExternalSecret) -> Option<OwnerReference> {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use external_secrets_crds::v1::{
-    ExternalSecretTemplate, TemplateFrom, TemplateMergePolicy, TemplateRef, TemplateScope,
+    ExternalSecretTemplate, TemplateFrom, TemplateMergePolicy, TemplateScope,
 };
 use external_secrets_providers::credentials::SecretSource;
 use external_secrets_providers::request::DecodingStrategy;
@@ -221,90 +221,94 @@ fn apply_template_from(
     sources: &TemplateSources,
     rendered: &mut Rendered,
 ) -> Result<(), String> {
-    let field = format!("templateFrom[{index}]");
-    let output = Output {
-        target: target(&from.target).unwrap_or(Target::Data),
-        strategy: DecodingStrategy::from(from.values_decoding_strategy),
-    };
-    if let Some(reference) = &from.config_map {
-        let items = sources.config_maps.get(&reference.name);
-        apply_items("configmap", reference, items, data, &output, rendered)?;
-    }
-    if let Some(reference) = &from.secret {
-        let items = sources.secrets.get(&reference.name);
-        apply_items("secret", reference, items, data, &output, rendered)?;
+    let target = target(&from.target).unwrap_or(Target::Data);
+    let strategy = DecodingStrategy::from(from.values_decoding_strategy);
+    for (key, value) in source_items(from, data, sources, strategy)? {
+        rendered.set(target, key, value);
     }
     if let Some(literal) = &from.literal {
-        render_map(
-            &format!("{field}.literal"),
-            literal,
-            data,
-            &output,
-            rendered,
-        )?;
-    }
-    Ok(())
-}
-
-/// Where a `templateFrom` entry's results go and how their values are decoded.
-struct Output {
-    target: Target,
-    strategy: DecodingStrategy,
-}
-
-/// Renders the `items` of ConfigMap or Secret (`kind`) `reference`, whose data is `stored`.
-fn apply_items(
-    kind: &str,
-    reference: &TemplateRef,
-    stored: Option<&BTreeMap<String, Vec<u8>>>,
-    data: &SecretData,
-    output: &Output,
-    rendered: &mut Rendered,
-) -> Result<(), String> {
-    let stored = stored.ok_or_else(|| format!("{kind} {:?} not found", reference.name))?;
-    for item in &reference.items {
-        let text = stored
-            .get(&item.key)
-            .map(|value| String::from_utf8_lossy(value).into_owned())
-            .ok_or_else(|| {
-                format!(
-                    "error in {kind} {}: missing key {}",
-                    reference.name, item.key
-                )
-            })?;
-        match item.template_as {
-            TemplateScope::Values => {
-                let value =
-                    decode(output.strategy, execute(&item.key, &text, data)?).map_err(|error| {
-                        format!(
-                            "failed to decode rendered template value for key {}: {error}",
-                            item.key
-                        )
-                    })?;
-                rendered.set(output.target, item.key.clone(), value);
-            }
-            TemplateScope::KeysAndValues => render_map(&text, &text, data, output, rendered)?,
+        let name = format!("templateFrom[{index}].literal");
+        for (key, value) in render_map(&name, literal, data, strategy)? {
+            rendered.set(target, key, value);
         }
     }
     Ok(())
 }
 
-/// Renders `source` (named `name` in errors) to a YAML map and sets each of its keys.
-fn render_map(
+/// The rendered items of a `templateFrom` entry's ConfigMap, then Secret: each item renders
+/// as one value (`Values`) or as a YAML map of keys to values (`KeysAndValues`), every value
+/// decoded by `strategy`.
+pub(super) fn source_items(
+    from: &TemplateFrom,
+    data: &SecretData,
+    sources: &TemplateSources,
+    strategy: DecodingStrategy,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut rendered = Vec::new();
+    let named = [
+        ("configmap", from.config_map.as_ref(), &sources.config_maps),
+        ("secret", from.secret.as_ref(), &sources.secrets),
+    ];
+    for (kind, reference, stored) in named {
+        let Some(reference) = reference else {
+            continue;
+        };
+        let stored = stored
+            .get(&reference.name)
+            .ok_or_else(|| format!("{kind} {:?} not found", reference.name))?;
+        for item in &reference.items {
+            let text = stored
+                .get(&item.key)
+                .map(|value| String::from_utf8_lossy(value).into_owned())
+                .ok_or_else(|| {
+                    format!(
+                        "error in {kind} {}: missing key {}",
+                        reference.name, item.key
+                    )
+                })?;
+            match item.template_as {
+                TemplateScope::Values => {
+                    let value = execute(&item.key, &text, data)?;
+                    rendered.push((
+                        item.key.clone(),
+                        decode_rendered(strategy, &item.key, value)?,
+                    ));
+                }
+                TemplateScope::KeysAndValues => {
+                    rendered.extend(render_map(&text, &text, data, strategy)?);
+                }
+            }
+        }
+    }
+    Ok(rendered)
+}
+
+/// Renders `source` (named `name` in errors) to a YAML map of keys to values, each decoded
+/// by `strategy`.
+pub(super) fn render_map(
     name: &str,
     source: &str,
     data: &SecretData,
-    output: &Output,
-    rendered: &mut Rendered,
-) -> Result<(), String> {
+    strategy: DecodingStrategy,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
     let text = execute(name, source, data)?;
-    for (key, value) in string_map(&text)? {
-        let value = decode(output.strategy, value.into_bytes()).map_err(|error| {
-            format!("failed to decode rendered template value for key {key}: {error}")
-        })?;
-        rendered.set(output.target, key, value);
-    }
-    Ok(())
+    string_map(&text)?
+        .into_iter()
+        .map(|(key, value)| {
+            let value = decode_rendered(strategy, &key, value.into_bytes())?;
+            Ok((key, value))
+        })
+        .collect()
+}
+
+/// Decodes a rendered value by a `valuesDecodingStrategy`, naming the key on failure.
+pub(super) fn decode_rendered(
+    strategy: DecodingStrategy,
+    key: &str,
+    value: Vec<u8>,
+) -> Result<Vec<u8>, String> {
+    decode(strategy, value)
+        .map_err(|error| format!("failed to decode rendered template value for key {key}: {error}"))
 }
 
 /// What a `KeysAndValues` template rendered, read as upstream reads it: YAML converted to JSON
@@ -355,7 +359,7 @@ pub fn set_delimiters(left: &str, right: &str) {
 }
 
 /// Parses and runs one template; `key` names it in errors, as upstream's messages do.
-fn execute(key: &str, source: &str, data: &SecretData) -> Result<Vec<u8>, String> {
+pub(super) fn execute(key: &str, source: &str, data: &SecretData) -> Result<Vec<u8>, String> {
     let delimiters = DELIMITERS.get().cloned().unwrap_or_default();
     render(key, source, data, &delimiters).map_err(|error| match error {
         TemplateError::Parse { .. } => format!("unable to parse template at key {key}: {error}"),

@@ -62,6 +62,7 @@ fn context(class: &str) -> (Arc<Context>, Arc<Mutex<Vec<Recorded>>>) {
         namespace: None,
         flood_gate: true,
         provider_read_dedup_window: std::time::Duration::ZERO,
+        allow_generic_targets: false,
     };
     let context = Context::new(client, clients, Arc::new(Metrics::default()), settings);
     (Arc::new(context), requests)

@@ -1,0 +1,361 @@
+//! The desired state of a generic target, built as upstream's `applyTemplateToManifest`
+//! builds it: the existing object (Merge, CreateOrMerge) or a new one of the manifest's kind;
+//! labels and annotations copied from `template.metadata` (else from the ExternalSecret);
+//! without a template the data goes to a ConfigMap's `data` or another kind's `spec.data`;
+//! with one, each `templateFrom` entry renders its literal, then its ConfigMap and Secret items,
+//! into its target path, then `template.data` renders into `data`. The data-hash annotation
+//! covers `spec` (else `data`), as upstream's does.
+//!
+//! One deliberate difference: upstream renders ConfigMap and Secret items into a scratch
+//! Secret and then runs the results through the template engine a second time, which loses
+//! every item whose target is not `Data` and re-interprets delimiters inside rendered values.
+//! Here the rendered items go to their target once.
+
+use external_secrets_crds::v1::{
+    ExternalSecret, ExternalSecretCreationPolicy, ExternalSecretTemplate, ManifestReference,
+};
+use external_secrets_providers::request::DecodingStrategy;
+use external_secrets_template::yaml_to_json;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::{Resource, ResourceExt};
+use serde_json::{Map, Value, json};
+
+use super::path::{self, Step};
+use crate::controllers::external_secret::hash::{owner_label, value_hash};
+use crate::controllers::external_secret::target::{
+    ANNOTATION_DATA_HASH, LABEL_MANAGED, LABEL_OWNER, SecretData, other_external_secret_owner,
+    target_name,
+};
+use crate::controllers::external_secret::template::{
+    TemplateSources, execute, render_map, source_items,
+};
+
+/// Where `templateFrom` entries without a target, and `template.data`, render to.
+const DATA: &str = "Data";
+
+/// The object to write for `es`: `base` (the existing object, for Merge and CreateOrMerge)
+/// or a new one of `manifest`'s kind, with `data` applied.
+pub fn desired(
+    es: &ExternalSecret,
+    manifest: &ManifestReference,
+    data: &SecretData,
+    base: Option<&Value>,
+    sources: &TemplateSources,
+) -> Result<Value, String> {
+    let mut object = match base {
+        Some(base) => {
+            let mut object = base.clone();
+            if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+                metadata.remove("managedFields");
+            }
+            object
+        }
+        None => new_object(es, manifest),
+    };
+    let template = es.spec.target.template.as_ref();
+    let (labels, annotations) = match template {
+        Some(template) => template
+            .metadata
+            .as_ref()
+            .map(|m| (m.labels.clone(), m.annotations.clone()))
+            .unwrap_or_default(),
+        None => (es.labels().clone(), es.annotations().clone()),
+    };
+    for (key, value) in labels {
+        set_string(&mut object, &["metadata", "labels"], key, value)?;
+    }
+    for (key, value) in annotations {
+        set_string(&mut object, &["metadata", "annotations"], key, value)?;
+    }
+    set_string(
+        &mut object,
+        &["metadata", "labels"],
+        LABEL_MANAGED.to_owned(),
+        "true".to_owned(),
+    )?;
+    match template {
+        None => place_plain_data(&mut object, &manifest.kind, data),
+        Some(template) => render_template(template, data, sources, &mut object)?,
+    }
+    let hash = value_hash(content(&object)?);
+    set_string(
+        &mut object,
+        &["metadata", "annotations"],
+        ANNOTATION_DATA_HASH.to_owned(),
+        hash,
+    )?;
+    apply_ownership(es, &mut object)?;
+    Ok(object)
+}
+
+/// Upstream's `isGenericTargetValid`: the existing target carries the managed label and its
+/// content still hashes to the annotation we wrote. Orphaned targets are never repaired; a
+/// target without content is rewritten (upstream retries forever on it).
+pub fn is_valid(existing: Option<&Value>, es: &ExternalSecret) -> bool {
+    if es.spec.target.creation_policy == ExternalSecretCreationPolicy::Orphan {
+        return true;
+    }
+    let Some(existing) = existing else {
+        return false;
+    };
+    let metadata = &existing["metadata"];
+    let recorded = metadata["annotations"][ANNOTATION_DATA_HASH].as_str();
+    metadata["labels"][LABEL_MANAGED].as_str() == Some("true")
+        && content(existing).is_ok_and(|content| recorded == Some(value_hash(content).as_str()))
+}
+
+/// Whether `existing` already is `desired`, so nothing is written. A merge (`desired` built
+/// from `existing`) must match whole; a replacement must match in labels, annotations,
+/// owner references and every top-level field it sets.
+pub fn is_up_to_date(existing: &Value, desired: &Value, merge: bool) -> bool {
+    let mut existing = existing.clone();
+    if let Some(metadata) = existing["metadata"].as_object_mut() {
+        metadata.remove("managedFields");
+    }
+    if merge {
+        return existing == *desired;
+    }
+    let metadata_matches = ["labels", "annotations", "ownerReferences"]
+        .iter()
+        .all(|field| {
+            let empty = |value: &Value| {
+                value.is_null()
+                    || value.as_object().is_some_and(Map::is_empty)
+                    || value.as_array().is_some_and(Vec::is_empty)
+            };
+            let (ours, theirs) = (&desired["metadata"][field], &existing["metadata"][field]);
+            ours == theirs || (empty(ours) && empty(theirs))
+        });
+    let content_matches = desired
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(field, _)| field.as_str() != "metadata")
+        .all(|(field, value)| existing[field] == *value);
+    metadata_matches && content_matches
+}
+
+/// What the data hash covers: `spec`, else `data`.
+fn content(object: &Value) -> Result<&Value, String> {
+    [&object["spec"], &object["data"]]
+        .into_iter()
+        .find(|value| !value.is_null())
+        .ok_or_else(|| {
+            "generic target content does not have a spec or data field for content hashing"
+                .to_owned()
+        })
+}
+
+fn new_object(es: &ExternalSecret, manifest: &ManifestReference) -> Value {
+    let mut object = json!({
+        "apiVersion": manifest.api_version,
+        "kind": manifest.kind,
+        "metadata": {"name": target_name(es), "namespace": es.namespace()},
+    });
+    let content = match manifest.kind.as_str() {
+        "ConfigMap" | "Secret" => "data",
+        _ => "spec",
+    };
+    object[content] = json!({});
+    object
+}
+
+/// Without a template: the data as strings in a ConfigMap's `data`, else in `spec.data`.
+fn place_plain_data(object: &mut Value, kind: &str, data: &SecretData) {
+    let strings: Map<String, Value> = data
+        .iter()
+        .map(|(key, value)| (key.clone(), Value::String(text(value))))
+        .collect();
+    if kind == "ConfigMap" {
+        object["data"] = Value::Object(strings);
+    } else {
+        if !object["spec"].is_object() {
+            object["spec"] = json!({});
+        }
+        object["spec"]["data"] = Value::Object(strings);
+    }
+}
+
+fn render_template(
+    template: &ExternalSecretTemplate,
+    data: &SecretData,
+    sources: &TemplateSources,
+    object: &mut Value,
+) -> Result<(), String> {
+    for (index, from) in template.template_from.iter().enumerate() {
+        let target = if from.target.is_empty() {
+            DATA
+        } else {
+            from.target.as_str()
+        };
+        let strategy = DecodingStrategy::from(from.values_decoding_strategy);
+        if let Some(literal) = &from.literal {
+            let name = format!("templateFrom[{index}].literal");
+            apply_keys_and_values(&name, literal, data, target, strategy, object)?;
+        }
+        for (key, value) in source_items(from, data, sources, strategy)? {
+            apply_to_target(&key, &value, target, object)?;
+        }
+    }
+    for (key, source) in &template.data {
+        apply_to_target(key, &execute(key, source, data)?, DATA, object)?;
+    }
+    Ok(())
+}
+
+/// A `KeysAndValues` template: for `data`, `labels` and `annotations` a YAML map of strings
+/// whose entries are set one by one; for any other path the parsed YAML document, which
+/// replaces a top-level field and is merged into a map at a nested path.
+fn apply_keys_and_values(
+    name: &str,
+    source: &str,
+    data: &SecretData,
+    target: &str,
+    strategy: DecodingStrategy,
+    object: &mut Value,
+) -> Result<(), String> {
+    if matches!(
+        target.to_ascii_lowercase().as_str(),
+        "data" | "labels" | "annotations"
+    ) {
+        for (key, value) in render_map(name, source, data, strategy)? {
+            apply_to_target(&key, &value, target, object)?;
+        }
+        return Ok(());
+    }
+    let rendered = execute(name, source, data)?;
+    let parsed = parse_yaml(&text(&rendered))
+        .map_err(|error| format!("could not unmarshal template YAML: {error}"))?;
+    let steps = path::parse(target)?;
+    let whole_field = matches!(steps.as_slice(), [Step::Key(_)]);
+    path::set(object, &steps, |existing| match (existing, parsed) {
+        (Value::Object(mut existing), Value::Object(parsed)) if !whole_field => {
+            existing.extend(parsed);
+            Value::Object(existing)
+        }
+        (_, parsed) => parsed,
+    })
+    .map_err(|error| format!("failed to set path {target}: {error}"))
+}
+
+/// Sets one rendered value: as a string under `data`, `spec`, `labels` or `annotations`
+/// (any case), or parsed as YAML (a string if it is not YAML) at a nested path.
+fn apply_to_target(
+    key: &str,
+    value: &[u8],
+    target: &str,
+    object: &mut Value,
+) -> Result<(), String> {
+    let value = text(value);
+    let field: &[&str] = match target.to_ascii_lowercase().as_str() {
+        "annotations" => &["metadata", "annotations"],
+        "labels" => &["metadata", "labels"],
+        "data" => &["data"],
+        "spec" => &["spec"],
+        _ => {
+            let steps = path::parse(target)?;
+            let parsed = parse_yaml(&value).unwrap_or(Value::String(value));
+            return path::set(object, &steps, |_| parsed)
+                .map_err(|error| format!("failed to set path {target}: {error}"));
+        }
+    };
+    set_string(object, field, key.to_owned(), value)
+        .map_err(|error| format!("failed to set {} field on object: {error}", field.join(".")))
+}
+
+/// Sets `key` to `value` in the map at `field`, creating the map if absent.
+fn set_string(
+    object: &mut Value,
+    field: &[&str],
+    key: String,
+    value: String,
+) -> Result<(), String> {
+    let mut map = &mut *object;
+    for name in field {
+        if map[*name].is_null() {
+            map[*name] = json!({});
+        }
+        map = &mut map[*name];
+    }
+    let Value::Object(map) = map else {
+        return Err(format!("{} is not a map", field.join(".")));
+    };
+    map.insert(key, Value::String(value));
+    Ok(())
+}
+
+/// Upstream's `applyOwnership`: never take over another ExternalSecret's target; Owner sets
+/// our controller reference and the `created-by` label, other policies drop both.
+fn apply_ownership(es: &ExternalSecret, object: &mut Value) -> Result<(), String> {
+    let metadata = &mut object["metadata"];
+    let mut references: Vec<OwnerReference> =
+        serde_json::from_value(metadata["ownerReferences"].take()).unwrap_or_default();
+    if let Some(owner) = other_external_secret_owner(&references, es) {
+        return Err(format!(
+            "target is owned by another ExternalSecret: {owner}"
+        ));
+    }
+    let ours = |reference: &OwnerReference| {
+        reference.kind == "ExternalSecret"
+            && reference.api_version.starts_with("external-secrets.io/")
+            && reference.name == es.name_any()
+    };
+    references.retain(|reference| !ours(reference));
+    let owner = es.spec.target.creation_policy == ExternalSecretCreationPolicy::Owner;
+    if owner {
+        if let Some(other) = references.iter().find(|r| r.controller == Some(true)) {
+            return Err(format!(
+                "Object {}/{} is already owned by another {} controller {}",
+                es.namespace().unwrap_or_default(),
+                target_name(es),
+                other.kind,
+                other.name
+            ));
+        }
+        let mut reference = es
+            .controller_owner_ref(&())
+            .ok_or("the ExternalSecret has no uid yet")?;
+        reference.block_owner_deletion = Some(true);
+        references.push(reference);
+    }
+    if !references.is_empty() {
+        metadata["ownerReferences"] =
+            serde_json::to_value(references).map_err(|e| e.to_string())?;
+    }
+    let labels = &mut metadata["labels"];
+    if owner {
+        let namespace = es.namespace().unwrap_or_default();
+        labels[LABEL_OWNER] = Value::String(owner_label(&namespace, &es.name_any()));
+    } else if let Some(labels) = labels.as_object_mut() {
+        labels.remove(LABEL_OWNER);
+    }
+    Ok(())
+}
+
+/// A rendered YAML document as upstream decodes it (every number a float64), with integral
+/// numbers written as integers, as Go's JSON encoder writes such floats.
+fn parse_yaml(text: &str) -> Result<Value, String> {
+    fn integral(value: Value) -> Value {
+        match value {
+            Value::Number(number) => match number.as_f64() {
+                Some(float) if float.fract() == 0.0 && float.abs() < 9_007_199_254_740_992.0 => {
+                    json!(float as i64)
+                }
+                _ => Value::Number(number),
+            },
+            Value::Array(items) => Value::Array(items.into_iter().map(integral).collect()),
+            Value::Object(map) => {
+                Value::Object(map.into_iter().map(|(k, v)| (k, integral(v))).collect())
+            }
+            other => other,
+        }
+    }
+    yaml_to_json(text).map(integral)
+}
+
+fn text(value: &[u8]) -> String {
+    String::from_utf8_lossy(value).into_owned()
+}
+
+#[cfg(test)]
+mod tests;

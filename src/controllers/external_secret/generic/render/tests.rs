@@ -1,0 +1,232 @@
+//! The generic target builder against upstream's documented behaviour (its
+//! `externalsecret_controller_manifest_test.go` and the v2 engine's nested-path tests).
+
+use super::*;
+use crate::controllers::external_secret::template::TemplateSources;
+use serde_json::json;
+
+fn external_secret(target: Value) -> ExternalSecret {
+    serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {
+            "name": "app", "namespace": "team", "uid": "es-uid",
+            "labels": {"from-es": "yes"},
+        },
+        "spec": {"target": target},
+    }))
+    .unwrap()
+}
+
+fn manifest(es: &ExternalSecret) -> ManifestReference {
+    es.spec.target.manifest.clone().unwrap()
+}
+
+fn data(pairs: &[(&str, &str)]) -> SecretData {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.as_bytes().to_vec()))
+        .collect()
+}
+
+fn build(target: Value, pairs: &[(&str, &str)], base: Option<&Value>) -> Result<Value, String> {
+    let es = external_secret(target);
+    desired(
+        &es,
+        &manifest(&es),
+        &data(pairs),
+        base,
+        &TemplateSources::default(),
+    )
+}
+
+#[test]
+fn config_map_without_template_holds_the_data_and_es_metadata() {
+    let object = build(
+        json!({"name": "settings", "manifest": {"apiVersion": "v1", "kind": "ConfigMap"}}),
+        &[("user", "admin"), ("port", "5432")],
+        None,
+    )
+    .unwrap();
+    assert_eq!(object["apiVersion"], "v1");
+    assert_eq!(object["metadata"]["name"], "settings");
+    assert_eq!(object["metadata"]["namespace"], "team");
+    assert_eq!(object["data"], json!({"user": "admin", "port": "5432"}));
+    let labels = &object["metadata"]["labels"];
+    assert_eq!(labels["from-es"], "yes");
+    assert_eq!(labels[LABEL_MANAGED], "true");
+    assert_eq!(labels[LABEL_OWNER], owner_label("team", "app"));
+    let owner = &object["metadata"]["ownerReferences"][0];
+    assert_eq!(owner["kind"], "ExternalSecret");
+    assert_eq!(owner["uid"], "es-uid");
+    assert_eq!(owner["controller"], true);
+    assert_eq!(
+        object["metadata"]["annotations"][ANNOTATION_DATA_HASH],
+        value_hash(&object["data"])
+    );
+    assert!(is_valid(Some(&object), &external_secret(json!({}))));
+}
+
+#[test]
+fn custom_resources_without_template_get_spec_data() {
+    let object = build(
+        json!({
+            "manifest": {"apiVersion": "example.io/v1", "kind": "Widget"},
+            "creationPolicy": "Orphan",
+        }),
+        &[("token", "t0")],
+        None,
+    )
+    .unwrap();
+    assert_eq!(object["spec"], json!({"data": {"token": "t0"}}));
+    assert_eq!(object["metadata"]["name"], "app");
+    assert!(object["metadata"]["ownerReferences"].is_null());
+    assert!(object["metadata"]["labels"][LABEL_OWNER].is_null());
+    assert_eq!(
+        object["metadata"]["annotations"][ANNOTATION_DATA_HASH],
+        value_hash(&object["spec"])
+    );
+}
+
+#[test]
+fn templates_render_into_nested_paths_as_upstream() {
+    let object = build(
+        json!({
+            "manifest": {"apiVersion": "example.io/v1", "kind": "Widget"},
+            "template": {
+                "metadata": {"labels": {"tier": "db"}},
+                "data": {"password": "{{ .password }}"},
+                "templateFrom": [
+                    {"target": "spec.database", "literal": "host: {{ .host }}\nport: 5432"},
+                    {"target": "spec.database", "literal": "user: {{ .user }}"},
+                    {"target": "spec.rules[1].from[0].ip", "literal": "10.0.0.1"},
+                    {"target": "Annotations", "literal": "note: \"{{ .user }}\""},
+                ],
+            },
+        }),
+        &[("host", "db.local"), ("user", "app"), ("password", "pw")],
+        None,
+    )
+    .unwrap();
+    // Nested maps merge; numbers stay numbers; lists grow to the index.
+    assert_eq!(
+        object["spec"],
+        json!({
+            "database": {"host": "db.local", "port": 5432, "user": "app"},
+            "rules": [null, {"from": [{"ip": "10.0.0.1"}]}],
+        })
+    );
+    // template.data always renders into top-level `data`, as upstream's.
+    assert_eq!(object["data"], json!({"password": "pw"}));
+    assert_eq!(object["metadata"]["annotations"]["note"], "app");
+    // Labels come from template.metadata, not from the ExternalSecret.
+    assert_eq!(object["metadata"]["labels"]["tier"], "db");
+    assert!(object["metadata"]["labels"]["from-es"].is_null());
+}
+
+#[test]
+fn a_single_key_target_is_replaced_whole() {
+    let base = json!({
+        "apiVersion": "example.io/v1", "kind": "Widget",
+        "metadata": {"name": "app", "namespace": "team", "resourceVersion": "7",
+                     "managedFields": [{"manager": "kubectl"}]},
+        "spec": {"kept": false, "other": 1},
+    });
+    let object = build(
+        json!({
+            "manifest": {"apiVersion": "example.io/v1", "kind": "Widget"},
+            "creationPolicy": "Merge",
+            "template": {"templateFrom": [{"target": "spec", "literal": "replicas: 3"}]},
+        }),
+        &[],
+        Some(&base),
+    )
+    .unwrap();
+    assert_eq!(object["spec"], json!({"replicas": 3}));
+    assert_eq!(object["metadata"]["resourceVersion"], "7");
+    assert!(object["metadata"]["managedFields"].is_null());
+}
+
+#[test]
+fn values_scope_items_and_plain_values_at_paths() {
+    let es = external_secret(json!({
+        "manifest": {"apiVersion": "example.io/v1", "kind": "Widget"},
+        "template": {"templateFrom": [
+            {"target": "spec.url", "configMap": {"name": "tpl", "items": [{"key": "url"}]}},
+            {"target": "spec", "configMap": {"name": "tpl", "items": [{"key": "plain"}]}},
+        ]},
+    }));
+    let mut sources = TemplateSources::default();
+    sources.config_maps.insert(
+        "tpl".into(),
+        [
+            ("url".to_owned(), b"https://{{ .host }}/x".to_vec()),
+            ("plain".to_owned(), b"{{ .host }}".to_vec()),
+        ]
+        .into(),
+    );
+    let object = desired(&es, &manifest(&es), &data(&[("host", "h")]), None, &sources).unwrap();
+    assert_eq!(object["spec"], json!({"url": "https://h/x", "plain": "h"}));
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let error = build(
+        json!({
+            "manifest": {"apiVersion": "example.io/v1", "kind": "Widget"},
+            "template": {"templateFrom": [{"target": "spec..x", "literal": "a: b"}]},
+        }),
+        &[],
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(error, "invalid path \"spec..x\": empty segment");
+    let error = build(
+        json!({
+            "manifest": {"apiVersion": "example.io/v1", "kind": "Widget"},
+            "template": {"templateFrom": [{"target": "spec.x", "literal": "a: [b"}]},
+        }),
+        &[],
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        error.starts_with("could not unmarshal template YAML"),
+        "{error}"
+    );
+    let foreign = json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "app", "namespace": "team", "ownerReferences": [{
+            "apiVersion": "external-secrets.io/v1", "kind": "ExternalSecret",
+            "name": "other", "uid": "u2", "controller": true}]},
+        "data": {},
+    });
+    let error = build(
+        json!({"manifest": {"apiVersion": "v1", "kind": "ConfigMap"}, "creationPolicy": "Merge"}),
+        &[("a", "b")],
+        Some(&foreign),
+    )
+    .unwrap_err();
+    assert_eq!(error, "target is owned by another ExternalSecret: other");
+}
+
+#[test]
+fn validity_and_up_to_date_checks() {
+    let target = json!({"manifest": {"apiVersion": "v1", "kind": "ConfigMap"}});
+    let es = external_secret(target.clone());
+    let object = build(target, &[("a", "1")], None).unwrap();
+    let mut stored = object.clone();
+    stored["metadata"]["resourceVersion"] = json!("3");
+    stored["metadata"]["managedFields"] = json!([{"manager": "x"}]);
+    assert!(is_valid(Some(&stored), &es));
+    assert!(is_up_to_date(&stored, &object, false));
+    let mut edited = stored.clone();
+    edited["data"]["a"] = json!("2");
+    assert!(!is_valid(Some(&edited), &es));
+    assert!(!is_up_to_date(&edited, &object, false));
+    let mut unlabelled = stored.clone();
+    unlabelled["metadata"]["labels"] = json!({});
+    assert!(!is_valid(Some(&unlabelled), &es));
+    assert!(!is_up_to_date(&unlabelled, &object, false));
+    assert!(!is_valid(None, &es));
+}
