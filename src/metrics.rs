@@ -58,6 +58,15 @@ pub struct ResultLabels {
 
 type HistogramFamily = Family<ControllerLabels, Histogram, fn() -> Histogram>;
 
+/// Labels of client-go's workqueue metrics (`name` is the controller's name).
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct QueueLabels {
+    /// The controller's name, e.g. `externalsecret`.
+    pub controller: String,
+    /// The queue's name: the controller's name, as controller-runtime names it.
+    pub name: String,
+}
+
 /// Labels of `externalsecret_provider_api_calls_count` (upstream: provider, call, status).
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ProviderCallLabels {
@@ -94,6 +103,8 @@ pub struct Metrics {
     reconcile_total: Family<ResultLabels, Counter>,
     reconcile_errors: Family<ControllerLabels, Counter>,
     reconcile_time: HistogramFamily,
+    active_workers: Family<ControllerLabels, Gauge>,
+    queue_depth: Family<QueueLabels, Gauge>,
     external_secret_condition: Family<ConditionLabels, Gauge>,
     external_secret_duration: DurationGauge,
     sync_calls: Family<StoreLabels, Counter>,
@@ -198,6 +209,18 @@ impl Default for Metrics {
             "Length of time per reconciliation per controller",
             reconcile_time.clone(),
         );
+        let active_workers = Family::<ControllerLabels, Gauge>::default();
+        registry.register(
+            "controller_runtime_active_workers",
+            "Number of currently used workers per controller",
+            active_workers.clone(),
+        );
+        let queue_depth = Family::<QueueLabels, Gauge>::default();
+        registry.register(
+            "workqueue_depth",
+            "Current depth of workqueue",
+            queue_depth.clone(),
+        );
         let external_secret_condition = Family::<ConditionLabels, Gauge>::default();
         registry.register(
             "externalsecret_status_condition",
@@ -260,6 +283,8 @@ impl Default for Metrics {
             reconcile_total,
             reconcile_errors,
             reconcile_time,
+            active_workers,
+            queue_depth,
         }
     }
 }
@@ -412,11 +437,30 @@ impl Metrics {
 
     /// Starts timing one reconcile of `controller`; the guard records its duration when dropped.
     pub fn reconcile_started(&self, controller: &'static str) -> ReconcileTimer<'_> {
+        self.workers(controller).inc();
         ReconcileTimer {
             metrics: self,
             controller,
             started: Instant::now(),
         }
+    }
+
+    /// Sets `workqueue_depth` of `controller`'s queue: requests waiting for a worker.
+    pub fn set_queue_depth(&self, controller: &'static str, depth: usize) {
+        self.queue_depth
+            .get_or_create(&QueueLabels {
+                controller: controller.to_owned(),
+                name: controller.to_owned(),
+            })
+            .set(i64::try_from(depth).unwrap_or(i64::MAX));
+    }
+
+    fn workers(&self, controller: &'static str) -> Gauge {
+        self.active_workers
+            .get_or_create(&ControllerLabels {
+                controller: controller.to_owned(),
+            })
+            .clone()
     }
 
     /// Counts a finished reconcile of a controller that requeues on success.
@@ -456,6 +500,7 @@ pub struct ReconcileTimer<'a> {
 
 impl Drop for ReconcileTimer<'_> {
     fn drop(&mut self) {
+        self.metrics.workers(self.controller).dec();
         self.metrics
             .reconcile_time
             .get_or_create(&ControllerLabels {

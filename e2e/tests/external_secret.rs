@@ -141,9 +141,18 @@ async fn sync_writes_owned_secret_and_repairs_drift() -> anyhow::Result<()> {
         "externalsecret_reconcile_duration",
         "externalsecret_provider_api_calls_count",
         "rest_client_requests_total{",
+        "controller_runtime_active_workers{controller=\"externalsecret\"}",
     ] {
         assert!(metrics.contains(name), "metric {name} missing:\n{metrics}");
     }
+    // Once everything is synced no request waits: the depth returns to zero.
+    eventually(WAIT, "an empty ExternalSecret queue", || async {
+        let metrics = setup.controller.metrics().await?;
+        Ok(metrics
+            .contains("workqueue_depth{controller=\"externalsecret\",name=\"externalsecret\"} 0")
+            .then_some(()))
+    })
+    .await?;
     assert!(
         !metrics.contains("first-password"),
         "metrics must not carry secret values"

@@ -7,5 +7,6 @@ pub mod external_secret;
 pub mod fan_out;
 pub mod metadata;
 pub mod push_secret;
+pub mod queue_depth;
 pub mod rewrite;
 pub mod secret_store;

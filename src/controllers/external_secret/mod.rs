@@ -37,6 +37,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, ResourceExt};
 
 use crate::context::Context;
+use crate::controllers::queue_depth::QueueDepth;
 use fetch::SharedReads;
 use reconcile::{CONTROLLER, EsContext, ReconcileError};
 use stores::{Stores, kind_and_name};
@@ -51,6 +52,8 @@ pub async fn run(
     let client = context.client.clone();
     let settings = context.settings.clone();
     let forget = Arc::clone(&context);
+    let queue = Arc::new(QueueDepth::new(CONTROLLER, context.metrics.clone()));
+    let started = queue.clone();
     let (secret_store_reader, secret_store_writer) = reflector::store();
     let secret_stores = watcher(
         settings.scoped_api::<SecretStore>(client.clone()),
@@ -97,13 +100,35 @@ pub async fn run(
     .default_backoff()
     .modify(forget_managed_fields)
     .reflect(external_secret_writer)
-    .inspect(move |event| {
-        if let Ok(watcher::Event::Delete(es)) = event {
-            forget_deleted(es, &forget);
+    .inspect({
+        let queue = queue.clone();
+        move |event| match event {
+            Ok(watcher::Event::Delete(es)) => {
+                forget_deleted(es, &forget);
+                queue.taken(&ObjectRef::from_obj(es));
+            }
+            Ok(watcher::Event::Apply(es) | watcher::Event::InitApply(es)) => {
+                queue.triggered([&ObjectRef::from_obj(es)]);
+            }
+            _ => {}
         }
     })
     .applied_objects();
     let controller = Controller::for_stream(watched, external_secrets.clone());
+    // Every trigger counts toward workqueue_depth until its reconcile starts.
+    let queued = |queue: &Arc<QueueDepth<ExternalSecret>>| {
+        let queue = queue.clone();
+        move |requests: Vec<ObjectRef<ExternalSecret>>| {
+            queue.triggered(&requests);
+            requests
+        }
+    };
+    let (by_target_queued, by_store_queued, by_cluster_store_queued) =
+        (queued(&queue), queued(&queue), queued(&queue));
+    let drift_queue = queue.clone();
+    let drift_requests = drift_requests.inspect(move |request| {
+        drift_queue.triggered([request]);
+    });
     let by_target = external_secrets.clone();
     let by_store = external_secrets.clone();
     let by_cluster_store = external_secrets.clone();
@@ -111,37 +136,47 @@ pub async fn run(
     controller
         .with_config(controller::Config::default().concurrency(concurrency))
         .watches_stream(managed_secrets, move |secret| {
-            writers_of(&by_target, &secret.metadata)
+            by_target_queued(writers_of(&by_target, &secret.metadata))
         })
         .watches_stream(secret_stores, move |store: SecretStore| {
             let namespace = store.namespace();
-            users_of(
+            by_store_queued(users_of(
                 &by_store,
                 SecretStoreRefKind::SecretStore,
                 &store.name_any(),
                 namespace.as_deref(),
-            )
+            ))
         })
         .watches_stream(cluster_stores, move |store: ClusterSecretStore| {
-            users_of(
+            by_cluster_store_queued(users_of(
                 &by_cluster_store,
                 SecretStoreRefKind::ClusterSecretStore,
                 &store.name_any(),
                 None,
-            )
+            ))
         })
         .reconcile_on(drift_requests)
         .graceful_shutdown_on(shutdown)
         .run(
-            |es: Arc<ExternalSecret>, context: Arc<EsContext>| async move {
-                reconcile::reconcile(&es, &context).await
+            move |es: Arc<ExternalSecret>, context: Arc<EsContext>| {
+                started.taken(&ObjectRef::from_obj(es.as_ref()));
+                async move { reconcile::reconcile(&es, &context).await }
             },
             error_policy,
             es_context,
         )
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
+        .for_each(|result| {
+            if let Err(controller::Error::ObjectNotFound(object)) = &result {
+                let gone = ObjectRef::<ExternalSecret>::new(&object.name);
+                queue.taken(&match &object.namespace {
+                    Some(namespace) => gone.within(namespace),
+                    None => gone,
+                });
+            }
+            async move {
+                if let Err(error) = result {
+                    tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
+                }
             }
         })
         .await;
