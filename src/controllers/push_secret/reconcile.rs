@@ -97,6 +97,16 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
         .finalizers()
         .iter()
         .any(|f| f == plan::FINALIZER);
+    let delete_policy = push_secret.spec.deletion_policy == PushSecretDeletionPolicy::Delete;
+    // Nothing due and nothing to finalize: done without looking the stores up (no side
+    // effects, so this holds whichever class the stores belong to).
+    if push_secret.meta().deletion_timestamp.is_none()
+        && delete_policy == has_finalizer
+        && let Ok(interval) = parse_go_duration(&push_secret.spec.refresh_interval)
+        && let Some(next) = not_due(push_secret, interval, Timestamp::now())
+    {
+        return Ok(next);
+    }
     // Stores of another controller class only: not ours to push, finalize or clean up (several
     // controllers may watch the same PushSecrets). Resolution errors are reported below.
     let stores = resolve_stores(push_secret, context).await;
@@ -115,7 +125,6 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
         }
         return Ok(Action::await_change());
     }
-    let delete_policy = push_secret.spec.deletion_policy == PushSecretDeletionPolicy::Delete;
     if delete_policy != has_finalizer {
         // The change of the object brings the next reconcile.
         set_finalizer(push_secret, context, delete_policy).await?;
@@ -135,9 +144,6 @@ async fn sync(push_secret: &PushSecret, context: &PsContext) -> Result<Action, E
         }
     };
     let now = Timestamp::now();
-    if let Some(next) = not_due(push_secret, interval, now) {
-        return Ok(next);
-    }
     let spec = &push_secret.spec;
     if let Err(message) = data_to::validate_store_refs(&spec.data_to, &spec.secret_store_refs) {
         return fail(push_secret, context, message, None).await;
