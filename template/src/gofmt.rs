@@ -82,7 +82,22 @@ pub fn format_float_shortest(value: f64) -> String {
     if let Some(special) = special_float(value) {
         return special;
     }
-    let (negative, digits, exp) = shortest_digits(value);
+    shortest_g(value.is_sign_negative(), &format!("{:e}", value.abs()))
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 32)`: as [`format_float_shortest`], with the shortest
+/// digits that round-trip the value as a float32.
+pub fn format_float32_shortest(value: f64) -> String {
+    let single = value as f32;
+    if let Some(special) = special_float(f64::from(single)) {
+        return special;
+    }
+    shortest_g(single.is_sign_negative(), &format!("{:e}", single.abs()))
+}
+
+/// `%g` of shortest digits, given as Rust's `{:e}` of the magnitude.
+fn shortest_g(negative: bool, scientific: &str) -> String {
+    let (digits, exp) = split_scientific(scientific);
     let sign = if negative { "-" } else { "" };
     if !(-4..6).contains(&exp) {
         format!("{sign}{}", exp_form(&digits, exp, None))
@@ -103,15 +118,20 @@ fn special_float(value: f64) -> Option<String> {
 
 /// Shortest round-trip decimal digits and the decimal exponent of the first digit.
 pub fn shortest_digits(value: f64) -> (bool, String, i32) {
-    let text = format!("{:e}", value.abs());
-    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    let (digits, exp) = split_scientific(&format!("{:e}", value.abs()));
+    (value.is_sign_negative(), digits, exp)
+}
+
+/// The digits and decimal exponent of Rust's `{:e}` output (`1.5e3` is `15`, 3).
+fn split_scientific(text: &str) -> (String, i32) {
+    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let digits = if digits.chars().all(|c| c == '0') {
         "0".to_owned()
     } else {
         digits
     };
-    (value.is_sign_negative(), digits, exp.parse().unwrap_or(0))
+    (digits, exp.parse().unwrap_or(0))
 }
 
 fn exp_form(digits: &str, exp: i32, upper: Option<bool>) -> String {

@@ -143,11 +143,25 @@ pub fn render(
     Template::parse(name, source, &options)?.execute(&Data::from(data))
 }
 
-/// YAML text read as sigs.k8s.io/yaml reads it (through JSON: keys become strings, numbers
-/// float64), as `fromYaml` does and as upstream reads what a `templateFrom` literal renders.
+/// YAML text read as sigs.k8s.io/yaml reads it into `interface{}`: go-yaml v2's YAML 1.1
+/// (`yes`/`no`/`on`/`off`/`y`/`n` are booleans, `0755` octal, `<<` merges, the last of repeated
+/// keys wins), then through JSON (keys become strings). Numbers are as apimachinery's
+/// `yaml.Unmarshal` gives them (`UseNumber`): integers when Go's JSON text of them is one that
+/// fits `int64` (`42`, `1.0`, `1e6`), floats otherwise; `fromYaml` reads all as float64.
 /// The error names where parsing failed, never the content.
 pub fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
-    functions::serialize::parse_yaml(text).and_then(functions::serialize::yaml_to_json)
+    functions::serialize::yaml_to_json(text)
+}
+
+/// YAML text read as sigs.k8s.io/yaml's `Unmarshal` into `map[string]string` reads it (as
+/// upstream reads a `KeysAndValues` template's output for `data`, `labels`, `annotations`):
+/// go-yaml v2's YAML 1.1, then every scalar value printed (`5432`, `true` for `yes`, floats as
+/// float32 `%g`, null as ""), while a sequence or mapping value fails. Errors leave the
+/// content out.
+pub fn yaml_to_string_map(text: &str) -> Result<BTreeMap<String, String>, String> {
+    functions::yaml_read::parse(text)
+        .map_err(|message| format!("error converting YAML to JSON: {message}"))
+        .and_then(functions::yaml_read::to_string_map)
 }
 
 /// Whether templates may call a function called `name`.

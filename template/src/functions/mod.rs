@@ -20,6 +20,8 @@ pub mod math;
 pub mod paths;
 pub mod pem;
 pub mod pkcs12;
+pub mod pkcs12_write;
+pub mod pkix_name;
 pub mod regex;
 pub mod semver;
 pub mod serialize;
@@ -27,6 +29,7 @@ pub mod strings;
 pub mod text;
 pub mod x509;
 pub mod yaml_emit;
+pub mod yaml_read;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;

@@ -1,24 +1,21 @@
 //! ESO's PKCS#12 helpers: `pkcs12key(Pass)`, `pkcs12cert(Pass)` read an archive as go-pkcs12's
 //! `DecodeChain` does (exactly one key; the first certificate bag is the leaf, the others its
 //! chain, which is then ordered when possible), and `pemToPkcs12(Pass)`, `fullPemToPkcs12(Pass)`,
-//! `pemTruststoreToPKCS12(Pass)` write archives like go-pkcs12's `Modern` encoder (PBES2 with
-//! AES-256-CBC and PBKDF2-HMAC-SHA-256, HMAC-SHA-256 MAC, 2048 iterations), base64 encoded.
-//! Keys come out as Go's `x509.MarshalPKCS8PrivateKey` writes them.
+//! `pemTruststoreToPKCS12(Pass)` write archives as go-pkcs12's `Modern` encoder does
+//! ([`pkcs12_write`]), base64 encoded. Keys come out as Go's `x509.MarshalPKCS8PrivateKey`
+//! writes them.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use p12_keystore::{
-    Certificate, EncryptionAlgorithm, KeyStore, KeyStoreEntry, MacAlgorithm, Pkcs12Archive,
-    PrivateKey, PrivateKeyChain,
-};
+use p12_keystore::Pkcs12Archive;
 use rsa::pkcs1::DecodeRsaPrivateKey as _;
 use rsa::pkcs8::{DecodePrivateKey as _, EncodePrivateKey as _};
-use sha1::{Digest as _, Sha1};
 
 use super::der::{self, EC_PUBLIC_KEY, ED25519, OCTET_STRING, RSA_ENCRYPTION, X25519};
 use super::pem::{decode, encode_der};
+use super::pkcs12_write::{self, Random};
 use super::x509::{Cert, order_chain, parse};
-use super::{Arity, Entry, FuncError, string, text};
+use super::{Arity, Entry, FuncError, pkix_name, string, text};
 use crate::value::Value;
 
 pub const FUNCTIONS: &[Entry] = &[
@@ -35,44 +32,58 @@ pub const FUNCTIONS: &[Entry] = &[
         Ok(Value::str(certs(&text(&a[0])?, &string(&a[1])?)?))
     }),
     ("pemToPkcs12", Arity::Exact(2), |_, a| {
+        let (cert, key) = (string(&a[0])?, string(&a[1])?);
         Ok(Value::str(pem_to_pkcs12(
-            &string(&a[0])?,
-            &string(&a[1])?,
+            &cert,
+            &key,
             "",
             false,
+            &mut os_random,
         )?))
     }),
     ("pemToPkcs12Pass", Arity::Exact(3), |_, a| {
+        let (cert, key, password) = (string(&a[0])?, string(&a[1])?, text(&a[2])?);
         Ok(Value::str(pem_to_pkcs12(
-            &string(&a[0])?,
-            &string(&a[1])?,
-            &text(&a[2])?,
+            &cert,
+            &key,
+            &password,
             false,
+            &mut os_random,
         )?))
     }),
     ("fullPemToPkcs12", Arity::Exact(2), |_, a| {
+        let (cert, key) = (string(&a[0])?, string(&a[1])?);
         Ok(Value::str(pem_to_pkcs12(
-            &string(&a[0])?,
-            &string(&a[1])?,
+            &cert,
+            &key,
             "",
             true,
+            &mut os_random,
         )?))
     }),
     ("fullPemToPkcs12Pass", Arity::Exact(3), |_, a| {
+        let (cert, key, password) = (string(&a[0])?, string(&a[1])?, text(&a[2])?);
         Ok(Value::str(pem_to_pkcs12(
-            &string(&a[0])?,
-            &string(&a[1])?,
-            &text(&a[2])?,
+            &cert,
+            &key,
+            &password,
             true,
+            &mut os_random,
         )?))
     }),
     ("pemTruststoreToPKCS12", Arity::Exact(1), |_, a| {
-        Ok(Value::str(truststore(&string(&a[0])?, "")?))
+        Ok(Value::str(truststore(&string(&a[0])?, "", &mut os_random)?))
     }),
     ("pemTruststoreToPKCS12Pass", Arity::Exact(2), |_, a| {
-        Ok(Value::str(truststore(&string(&a[0])?, &text(&a[1])?)?))
+        let (certs, password) = (string(&a[0])?, text(&a[1])?);
+        Ok(Value::str(truststore(&certs, &password, &mut os_random)?))
     }),
 ];
+
+/// Random bytes from the operating system, as Go's `crypto/rand.Reader`.
+fn os_random(buffer: &mut [u8]) -> Result<(), FuncError> {
+    getrandom::fill(buffer).map_err(|_| FuncError::from("no randomness available"))
+}
 
 const NIL_DEREFERENCE: &str = "runtime error: invalid memory address or nil pointer dereference";
 
@@ -228,14 +239,15 @@ fn private_key_pkcs8(der: &[u8]) -> Result<Vec<u8>, FuncError> {
     marshal_pkcs8(der).or_else(|_| sec1_to_pkcs8(der))
 }
 
-fn certificate(der: &[u8]) -> Result<Certificate, FuncError> {
+/// A DER certificate Go's `x509.ParseCertificate` would take.
+fn certificate(der: &[u8]) -> Result<Vec<u8>, FuncError> {
     parse(der)?;
-    Certificate::from_der(der).map_err(|_| FuncError::from("x509: malformed certificate"))
+    Ok(der.to_vec())
 }
 
 /// upstream's `parseCaCerts`: every PEM block until the input ends (leftover text that is not a
 /// block fails, as the nil block does in Go).
-fn ca_certs(mut data: &[u8]) -> Result<Vec<Certificate>, FuncError> {
+fn ca_certs(mut data: &[u8]) -> Result<Vec<Vec<u8>>, FuncError> {
     let mut out = Vec::new();
     while !data.is_empty() {
         let (block, rest) = decode(data).ok_or_else(|| FuncError::from(NIL_DEREFERENCE))?;
@@ -245,45 +257,37 @@ fn ca_certs(mut data: &[u8]) -> Result<Vec<Certificate>, FuncError> {
     Ok(out)
 }
 
-fn write(store: &KeyStore, password: &str) -> Result<Vec<u8>, FuncError> {
-    let bytes = store
-        .writer(password)
-        .encryption_algorithm(EncryptionAlgorithm::PbeWithHmacSha256AndAes256)
-        .encryption_iterations(2048)
-        .mac_algorithm(MacAlgorithm::HmacSha256)
-        .mac_iterations(2048)
-        .write()
-        .map_err(|_| FuncError::from("pkcs12: could not encode archive"))?;
-    Ok(STANDARD.encode(bytes).into_bytes())
-}
-
-fn pem_to_pkcs12(
+/// upstream's `pemToPkcs12Pass` (`chain`: `fullPemToPkcs12Pass`, the certificates after the
+/// first are CA certificates), base64 encoded.
+pub(crate) fn pem_to_pkcs12(
     cert: &[u8],
     key: &[u8],
     password: &str,
     chain: bool,
+    random: Random,
 ) -> Result<Vec<u8>, FuncError> {
     let (block, rest) = decode(cert).ok_or_else(|| FuncError::from(NIL_DEREFERENCE))?;
     let leaf = certificate(&block.bytes)?;
-    let mut certs = vec![leaf];
-    if chain {
-        certs.extend(ca_certs(rest)?);
-    }
+    let ca_certs = if chain { ca_certs(rest)? } else { Vec::new() };
     let (key_block, _) = decode(key).ok_or_else(|| FuncError::from(NIL_DEREFERENCE))?;
     let pkcs8 = private_key_pkcs8(&key_block.bytes)?;
-    let private_key = PrivateKey::from_der(&pkcs8)
-        .map_err(|_| FuncError::from("unable to parse private key type"))?;
-    let local_key_id = Sha1::digest(&block.bytes).to_vec();
-    let mut store = KeyStore::new();
-    let entry = PrivateKeyChain::new(local_key_id, private_key, certs);
-    store.add_entry("1", KeyStoreEntry::PrivateKeyChain(entry));
-    write(&store, password)
+    let archive = pkcs12_write::encode(&pkcs8, &leaf, &ca_certs, password, random)?;
+    Ok(STANDARD.encode(archive).into_bytes())
 }
 
-fn truststore(certs: &[u8], password: &str) -> Result<Vec<u8>, FuncError> {
-    let mut store = KeyStore::new();
-    for (index, cert) in ca_certs(certs)?.into_iter().enumerate() {
-        store.add_entry(&format!("{index:04}"), KeyStoreEntry::Certificate(cert));
-    }
-    write(&store, password)
+/// upstream's `pemTruststoreToPKCS12Pass`, base64 encoded.
+pub(crate) fn truststore(
+    certs: &[u8],
+    password: &str,
+    random: Random,
+) -> Result<Vec<u8>, FuncError> {
+    let entries = ca_certs(certs)?
+        .into_iter()
+        .map(|der| {
+            let name = pkix_name::subject(&der)?;
+            Ok((der, name))
+        })
+        .collect::<Result<Vec<_>, FuncError>>()?;
+    let archive = pkcs12_write::encode_trust_store(&entries, password, random)?;
+    Ok(STANDARD.encode(archive).into_bytes())
 }

@@ -1,10 +1,12 @@
 //! JSON and YAML in templates: Sprig's `toJson toPrettyJson toRawJson fromJson` (and `must`
 //! twins) with Go's `encoding/json` output (sorted keys, HTML-safe escapes, Go's float format),
-//! and ESO's `toYaml`/`fromYaml` (sigs.k8s.io/yaml: through JSON, so numbers are float64).
+//! and ESO's `toYaml`/`fromYaml` (sigs.k8s.io/yaml: go-yaml v2, then JSON, so numbers are
+//! float64).
 
 use std::collections::BTreeMap;
 
 use super::yaml_emit::to_yaml;
+use super::yaml_read;
 use super::{Arity, Ctx, Entry, FuncError, FuncResult, string};
 use crate::gofmt::{format_float_shortest, shortest_digits};
 use crate::limits::MAX_VALUE_DEPTH;
@@ -219,59 +221,18 @@ pub fn from_serde_json(ctx: &mut Ctx, value: serde_json::Value) -> Value {
     }
 }
 
-/// YAML parsed the way sigs.k8s.io/yaml reads it: converted to JSON first (keys become
-/// strings, numbers float64).
-pub fn yaml_to_json(value: serde_yaml::Value) -> Result<serde_json::Value, String> {
-    Ok(match value {
-        serde_yaml::Value::Null => serde_json::Value::Null,
-        serde_yaml::Value::Bool(b) => serde_json::Value::Bool(b),
-        serde_yaml::Value::Number(n) => match n.as_f64() {
-            Some(f) if f.is_finite() => serde_json::json!(f),
-            _ => return Err("json: unsupported value: a non-finite number".into()),
-        },
-        serde_yaml::Value::String(s) => serde_json::Value::String(s),
-        serde_yaml::Value::Sequence(items) => serde_json::Value::Array(
-            items
-                .into_iter()
-                .map(yaml_to_json)
-                .collect::<Result<_, _>>()?,
-        ),
-        serde_yaml::Value::Mapping(entries) => {
-            let mut object = serde_json::Map::new();
-            for (key, item) in entries {
-                let key = match key {
-                    serde_yaml::Value::String(s) => s,
-                    serde_yaml::Value::Bool(b) => b.to_string(),
-                    serde_yaml::Value::Null => "null".into(),
-                    serde_yaml::Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-                        (Some(i), _) => i.to_string(),
-                        (None, Some(f)) => format_float_shortest(f),
-                        _ => n.to_string(),
-                    },
-                    _ => return Err("map key is not a scalar".into()),
-                };
-                object.insert(key, yaml_to_json(item)?);
-            }
-            serde_json::Value::Object(object)
-        }
-        serde_yaml::Value::Tagged(tagged) => yaml_to_json(tagged.value)?,
-    })
-}
-
-/// Parses YAML text; the error names only where parsing failed.
-pub fn parse_yaml(text: &str) -> Result<serde_yaml::Value, String> {
-    serde_yaml::from_str(text).map_err(|error| match error.location() {
-        Some(location) => format!(
-            "error converting YAML to JSON: yaml: line {}: invalid YAML",
-            location.line()
-        ),
-        None => "error converting YAML to JSON: invalid YAML".into(),
-    })
+/// YAML text as sigs.k8s.io/yaml's `Unmarshal` reads it into `interface{}` (go-yaml v2's YAML
+/// 1.1, then JSON: keys become strings; integral numbers are JSON integers, which `fromYaml`
+/// reads as float64 like the rest). The error names where parsing failed, never the content.
+pub fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
+    yaml_read::parse(text)
+        .and_then(yaml_read::to_json)
+        .map_err(|message| format!("error converting YAML to JSON: {message}"))
 }
 
 fn from_yaml(ctx: &mut Ctx, args: &[Value]) -> FuncResult {
     let text = lossy(&string(&args[0])?);
-    let result = parse_yaml(&text).and_then(yaml_to_json);
+    let result = yaml_to_json(&text);
     let mut entries = BTreeMap::new();
     match result {
         Ok(serde_json::Value::Object(object)) => {

@@ -598,12 +598,13 @@ fn yaml_functions() {
         ),
         "d: \"2001-12-14\"\n\"n\": \"~\"\nv: \"1.0\"\n\"y\": \"yes\""
     );
+    // `y` is a YAML 1.1 boolean.
     assert_eq!(
         ok(
             "{{ (fromYaml \"a: 1\\nb: [x, y]\").b }} {{ (fromYaml \"a: 1\").a }}",
             &[]
         ),
-        "[x y] 1"
+        "[x true] 1"
     );
     assert_eq!(
         ok("{{ (fromYaml \"- a\").Error }}", &[]),
