@@ -122,7 +122,9 @@ wait "$child""#;
     ) -> Option<(u16, String)> {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
         // Generous: moto loads a service's backend on its first call, slowly on a busy machine.
-        stream.set_read_timeout(Some(Duration::from_secs(60))).ok()?;
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .ok()?;
         let request = format!(
             "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n{headers}Content-Length: {}\r\n\r\n{body}",
             body.len()

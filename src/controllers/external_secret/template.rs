@@ -17,7 +17,7 @@ use external_secrets_crds::v1::{
 };
 use external_secrets_providers::credentials::SecretSource;
 use external_secrets_providers::request::DecodingStrategy;
-use external_secrets_template::{Delimiters, TemplateError, render, yaml_to_json};
+use external_secrets_template::{Delimiters, TemplateError, render, yaml_to_string_map};
 
 use super::fetch::decode;
 use super::target::SecretData;
@@ -311,38 +311,14 @@ pub(super) fn decode_rendered(
         .map_err(|error| format!("failed to decode rendered template value for key {key}: {error}"))
 }
 
-/// What a `KeysAndValues` template rendered, read as upstream reads it: YAML converted to JSON
-/// and unmarshalled into `map[string]string` (null values read as "", other non-strings fail).
+/// What a `KeysAndValues` template rendered, read as upstream reads it: YAML 1.1 converted to
+/// JSON and unmarshalled into `map[string]string` (scalars printed, null read as "", lists
+/// and maps fail).
 fn string_map(text: &[u8]) -> Result<BTreeMap<String, String>, String> {
     let fail =
         |message: &str| format!("could not unmarshal template to 'map[string][]byte': {message}");
     let text = std::str::from_utf8(text).map_err(|_| fail("invalid UTF-8 in rendered template"))?;
-    let kind = |value: &serde_json::Value| match value {
-        serde_json::Value::Array(_) => "array",
-        serde_json::Value::Bool(_) => "bool",
-        serde_json::Value::Number(_) => "number",
-        serde_json::Value::Object(_) => "object",
-        serde_json::Value::String(_) => "string",
-        serde_json::Value::Null => "null",
-    };
-    match yaml_to_json(text).map_err(|error| fail(&error))? {
-        serde_json::Value::Null => Ok(BTreeMap::new()),
-        serde_json::Value::Object(object) => object
-            .into_iter()
-            .map(|(key, value)| match value {
-                serde_json::Value::String(text) => Ok((key, text)),
-                serde_json::Value::Null => Ok((key, String::new())),
-                other => Err(fail(&format!(
-                    "json: cannot unmarshal {} into Go value of type string",
-                    kind(&other)
-                ))),
-            })
-            .collect(),
-        other => Err(fail(&format!(
-            "json: cannot unmarshal {} into Go value of type map[string]string",
-            kind(&other)
-        ))),
-    }
+    yaml_to_string_map(text).map_err(|error| fail(&error))
 }
 
 /// The delimiters of target templates (`--template-left-delimiter` and
@@ -361,11 +337,14 @@ pub fn set_delimiters(left: &str, right: &str) {
 /// Parses and runs one template; `key` names it in errors, as upstream's messages do.
 pub(super) fn execute(key: &str, source: &str, data: &SecretData) -> Result<Vec<u8>, String> {
     let delimiters = DELIMITERS.get().cloned().unwrap_or_default();
-    render(key, source, data, &delimiters).map_err(|error| match error {
-        TemplateError::Parse { .. } => format!("unable to parse template at key {key}: {error}"),
-        TemplateError::Execute { .. } => {
-            format!("unable to execute template at key {key}: {error}")
-        }
+    // Upstream wraps twice: its `execute` says which step failed, its scope functions
+    // (`valueScopeApply`, `mapScopeApply`) wrap that again.
+    render(key, source, data, &delimiters).map_err(|error| {
+        let step = match error {
+            TemplateError::Parse { .. } => "parse",
+            TemplateError::Execute { .. } => "execute",
+        };
+        format!("unable to execute template at key {key}: unable to {step} template at key {key}: {error}")
     })
 }
 
@@ -509,10 +488,16 @@ mod tests {
         let none = SecretData::new();
         let rendered = literal("Data", "a: \"1\"\nb: ~", &none).unwrap();
         assert_eq!(rendered.data, pairs(&[("a", "1"), ("b", "")]));
-        let number = literal("Data", "port: 5432", &none).unwrap_err();
+        // Scalars are printed, as Go's YAML-to-JSON-to-string reading does.
+        let scalars = literal("Data", "port: 5432\nenabled: yes\nratio: 0.5", &none).unwrap();
+        assert_eq!(
+            scalars.data,
+            pairs(&[("port", "5432"), ("enabled", "true"), ("ratio", "0.5")])
+        );
+        let nested = literal("Data", "a: {b: c}", &none).unwrap_err();
         assert!(
-            number.contains("cannot unmarshal number into Go value of type string"),
-            "{number}"
+            nested.contains("cannot unmarshal object into Go value of type string"),
+            "{nested}"
         );
         let list = literal("Data", "- a\n- b", &none).unwrap_err();
         assert!(
@@ -593,19 +578,22 @@ mod tests {
             render(&template(json!({"data": {"dsn": "{{ .nope }}"}})), &data()).unwrap_err();
         assert_eq!(
             missing,
-            "unable to execute template at key dsn: template: dsn:1:3: executing \"dsn\" at \
-             <.nope>: map has no entry for key \"nope\""
+            "unable to execute template at key dsn: unable to execute template at key dsn: \
+             template: dsn:1:3: executing \"dsn\" at <.nope>: map has no entry for key \"nope\""
         );
         let broken = render(&template(json!({"data": {"dsn": "{{ .user "}})), &data()).unwrap_err();
         assert!(
-            broken.starts_with("unable to parse template at key dsn: template: dsn:1: "),
+            broken.starts_with(
+                "unable to execute template at key dsn: unable to parse template at key dsn: \
+                 template: dsn:1: "
+            ),
             "{broken}"
         );
         let in_literal = literal("Data", "a: {{ .password | int | fail }}", &data()).unwrap_err();
         assert!(
             in_literal.starts_with(
-                "unable to execute template at key templateFrom[0].literal: template: \
-                 templateFrom[0].literal:1:"
+                "unable to execute template at key templateFrom[0].literal: unable to execute \
+                 template at key templateFrom[0].literal: template: templateFrom[0].literal:1:"
             ),
             "{in_literal}"
         );

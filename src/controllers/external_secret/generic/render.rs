@@ -224,7 +224,7 @@ fn apply_keys_and_values(
         return Ok(());
     }
     let rendered = execute(name, source, data)?;
-    let parsed = parse_yaml(&text(&rendered))
+    let parsed = yaml_to_json(&text(&rendered))
         .map_err(|error| format!("could not unmarshal template YAML: {error}"))?;
     let steps = path::parse(target)?;
     let whole_field = matches!(steps.as_slice(), [Step::Key(_)]);
@@ -254,7 +254,7 @@ fn apply_to_target(
         "spec" => &["spec"],
         _ => {
             let steps = path::parse(target)?;
-            let parsed = parse_yaml(&value).unwrap_or(Value::String(value));
+            let parsed = yaml_to_json(&value).unwrap_or(Value::String(value));
             return path::set(object, &steps, |_| parsed)
                 .map_err(|error| format!("failed to set path {target}: {error}"));
         }
@@ -330,27 +330,6 @@ fn apply_ownership(es: &ExternalSecret, object: &mut Value) -> Result<(), String
         labels.remove(LABEL_OWNER);
     }
     Ok(())
-}
-
-/// A rendered YAML document as upstream decodes it (every number a float64), with integral
-/// numbers written as integers, as Go's JSON encoder writes such floats.
-fn parse_yaml(text: &str) -> Result<Value, String> {
-    fn integral(value: Value) -> Value {
-        match value {
-            Value::Number(number) => match number.as_f64() {
-                Some(float) if float.fract() == 0.0 && float.abs() < 9_007_199_254_740_992.0 => {
-                    json!(float as i64)
-                }
-                _ => Value::Number(number),
-            },
-            Value::Array(items) => Value::Array(items.into_iter().map(integral).collect()),
-            Value::Object(map) => {
-                Value::Object(map.into_iter().map(|(k, v)| (k, integral(v))).collect())
-            }
-            other => other,
-        }
-    }
-    yaml_to_json(text).map(integral)
 }
 
 fn text(value: &[u8]) -> String {

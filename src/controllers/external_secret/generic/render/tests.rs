@@ -230,3 +230,171 @@ fn validity_and_up_to_date_checks() {
     assert!(!is_up_to_date(&unlabelled, &object, false));
     assert!(!is_valid(None, &es));
 }
+
+/// Upstream's `TestNestedPathTargeting` rows: (case, seeded spec, target, KeysAndValues?,
+/// template, data, path checked, expected value there).
+type NestedCase = (
+    &'static str,
+    Value,
+    &'static str,
+    bool,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+    Value,
+);
+
+fn nested_cases() -> Vec<NestedCase> {
+    let xxx = "https://hooks.slack.com/services/XXX";
+    vec![
+        (
+            "keys and values into a new map",
+            json!(null),
+            "spec.slack",
+            true,
+            "\napi_url: {{ .url }}\nwebhook_url: {{ .webhook }}\n",
+            &[
+                ("url", "https://hooks.slack.com/services/XXX"),
+                ("webhook", "https://hooks.slack.com/services/YYY"),
+            ],
+            "/spec/slack",
+            json!({"api_url": xxx, "webhook_url": "https://hooks.slack.com/services/YYY"}),
+        ),
+        (
+            "merged into an existing map",
+            json!({"slack": {"channel": "general", "other_field": "test-value"}}),
+            "spec.slack",
+            true,
+            "api_url: {{ .url }}",
+            &[("url", "https://hooks.slack.com/services/NEW")],
+            "/spec/slack",
+            json!({"channel": "general", "other_field": "test-value",
+                "api_url": "https://hooks.slack.com/services/NEW"}),
+        ),
+        (
+            "existing key overwritten, others kept",
+            json!({"slack": {"channel": "general", "api_url": "https://existing", "other_field": "test-value"}}),
+            "spec.slack",
+            true,
+            "channel: {{ .new_channel }}",
+            &[("new_channel", "alerts")],
+            "/spec/slack",
+            json!({"channel": "alerts", "api_url": "https://existing", "other_field": "test-value"}),
+        ),
+        (
+            "mixed case path kept (keys and values)",
+            json!(null),
+            "spec.headers.customRequestHeaders",
+            true,
+            "foo: {{ .token }}",
+            &[("token", "Bearer")],
+            "/spec/headers/customRequestHeaders/foo",
+            json!("Bearer"),
+        ),
+        (
+            "mixed case path kept (values)",
+            json!(null),
+            "spec.headers.customRequestHeaders",
+            false,
+            "{{ .token }}",
+            &[("token", "Bearer")],
+            "/spec/headers/customRequestHeaders",
+            json!("Bearer"),
+        ),
+        (
+            "tlsConfig (keys and values)",
+            json!(null),
+            "spec.tlsConfig.certResolver",
+            true,
+            "name: {{ .val }}",
+            &[("val", "myResolver")],
+            "/spec/tlsConfig/certResolver/name",
+            json!("myResolver"),
+        ),
+        (
+            "tlsConfig (values)",
+            json!(null),
+            "spec.tlsConfig.certResolver",
+            false,
+            "{{ .val }}",
+            &[("val", "myResolver")],
+            "/spec/tlsConfig/certResolver",
+            json!("myResolver"),
+        ),
+        (
+            "lists created on the way",
+            json!(null),
+            "spec.rules[0].from[0].source.notRemoteIpBlocks",
+            true,
+            "- {{ .cidr1 }}\n- {{ .cidr2 }}\n",
+            &[("cidr1", "10.0.0.0/8"), ("cidr2", "192.168.0.0/16")],
+            "/spec/rules/0/from/0/source/notRemoteIpBlocks",
+            json!(["10.0.0.0/8", "192.168.0.0/16"]),
+        ),
+        (
+            "sibling in a list element kept",
+            json!({"rules": [{"from": "existing"}]}),
+            "spec.rules[0].to",
+            true,
+            "operation:\n  methods:\n    - GET\n",
+            &[],
+            "/spec/rules/0",
+            json!({"from": "existing", "to": {"operation": {"methods": ["GET"]}}}),
+        ),
+        (
+            "list grown with nulls",
+            json!(null),
+            "spec.containers[1].image",
+            false,
+            "{{ .img }}",
+            &[("img", "nginx:latest")],
+            "/spec/containers",
+            json!([null, {"image": "nginx:latest"}]),
+        ),
+        (
+            "existing list elements kept",
+            json!({"containers": [{"image": "sidecar:v1"}]}),
+            "spec.containers[2].image",
+            false,
+            "{{ .img }}",
+            &[("img", "nginx:latest")],
+            "/spec/containers",
+            json!([{"image": "sidecar:v1"}, null, {"image": "nginx:latest"}]),
+        ),
+    ]
+}
+
+fn apply_nested(object: &mut Value, case: &NestedCase) -> Result<(), String> {
+    let (_, _, target, keys_and_values, template, pairs, ..) = case;
+    let data = data(pairs);
+    if *keys_and_values {
+        apply_keys_and_values("t", template, &data, target, DecodingStrategy::None, object)
+    } else {
+        apply_to_target("x", &execute("x", template, &data)?, target, object)
+    }
+}
+
+#[test]
+fn upstream_nested_path_targeting_and_idempotence() {
+    for case in nested_cases() {
+        let (name, seeded, .., path, expected) = &case;
+        let mut object = json!({"apiVersion": "example.com/v1", "kind": "TestResource",
+                                "metadata": {"name": "test-resource"}, "spec": seeded});
+        apply_nested(&mut object, &case).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(object.pointer(path), Some(expected), "{name}: {object}");
+        // Applying again changes nothing (upstream's TestNestedPathTargetingIsIdempotent).
+        let first = object.clone();
+        apply_nested(&mut object, &case).unwrap();
+        apply_nested(&mut object, &case).unwrap();
+        assert_eq!(object, first, "{name} is not idempotent");
+    }
+    for (target, error) in [
+        ("spec.rules[abc].foo", "bad index"),
+        ("[0]", "must start with a key"),
+        ("[0].test", "must start with a key"),
+    ] {
+        let mut object = json!({});
+        let message = apply_to_target("x", b"v", target, &mut object).unwrap_err();
+        assert!(message.contains(error), "{target}: {message}");
+    }
+}
