@@ -265,6 +265,23 @@ async fn delete_orphaned(
     Ok(())
 }
 
+/// The ConfigMaps and Secrets the target template of `es` names, from its namespace.
+pub(super) async fn template_sources(
+    es: &ExternalSecret,
+    context: &EsContext,
+) -> Result<template::TemplateSources, Error> {
+    let source = KubeSecretSource::new(context.shared.client.clone());
+    let namespace = es.namespace().unwrap_or_default();
+    template::sources(
+        es.spec.target.template.as_ref(),
+        template::TEMPLATE_FIELD,
+        &namespace,
+        &source,
+    )
+    .await
+    .map_err(Error::TemplateSource)
+}
+
 /// Reads the provider data of `es` (a note event for each entry upstream reports missing);
 /// an error comes with upstream's message for the failed step.
 pub(super) async fn read_provider_data(
@@ -328,16 +345,7 @@ async fn write_target(
     existing: Option<&Secret>,
     data: &SecretData,
 ) -> Result<(), Error> {
-    let source = KubeSecretSource::new(context.shared.client.clone());
-    let namespace = es.namespace().unwrap_or_default();
-    let sources = template::sources(
-        es.spec.target.template.as_ref(),
-        template::TEMPLATE_FIELD,
-        &namespace,
-        &source,
-    )
-    .await
-    .map_err(Error::TemplateSource)?;
+    let sources = template_sources(es, context).await?;
     let desired = target::desired_secret(es, data, existing, &sources)
         .map_err(|e| Error::InvalidSpec(e.to_string()))?;
     if let Some(existing) = existing {

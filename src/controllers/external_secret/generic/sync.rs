@@ -19,12 +19,11 @@ use serde_json::{Value, json};
 use super::{FINALIZER, render, validate};
 use crate::controllers::external_secret::error::Error;
 use crate::controllers::external_secret::reconcile::{
-    EsContext, fail_as, finish, publish, read_provider_data, requeue,
+    EsContext, fail_as, finish, publish, read_provider_data, requeue, template_sources,
 };
+use crate::controllers::external_secret::refresh;
 use crate::controllers::external_secret::status::{self, Ready, Synced};
 use crate::controllers::external_secret::target::target_name;
-use crate::controllers::external_secret::{refresh, template};
-use external_secrets_providers::credentials::KubeSecretSource;
 
 /// How soon a write that lost a race is retried (upstream's).
 const CONFLICT_RETRY: Duration = Duration::from_secs(1);
@@ -250,16 +249,7 @@ async fn desired(
     data: &crate::controllers::external_secret::target::SecretData,
     base: Option<&Value>,
 ) -> Result<Value, Error> {
-    let source = KubeSecretSource::new(context.shared.client.clone());
-    let namespace = es.namespace().unwrap_or_default();
-    let sources = template::sources(
-        es.spec.target.template.as_ref(),
-        template::TEMPLATE_FIELD,
-        &namespace,
-        &source,
-    )
-    .await
-    .map_err(Error::TemplateSource)?;
+    let sources = template_sources(es, context).await?;
     render::desired(es, manifest, data, base, &sources).map_err(Error::InvalidSpec)
 }
 
