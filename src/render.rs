@@ -14,7 +14,7 @@ use external_secrets_crds::v1::{
     ClusterSecretStore, ExternalSecret, ExternalSecretCreationPolicy, ExternalSecretDeletionPolicy,
     GeneratorRef, SecretStore,
 };
-use external_secrets_providers::credentials::{KubeSecret, MemorySecretSource};
+use external_secrets_providers::credentials::{KubeSecret, MemorySecretSource, SecretSource};
 use external_secrets_providers::{ClientManager, ManagerSettings, SecretValue};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::runtime::reflector;
@@ -46,9 +46,12 @@ struct Inputs {
 }
 
 /// The generator objects of the input file, by kind, namespace (empty for ClusterGenerators)
-/// and name.
+/// and name; the Secrets their specs refer to come from the file too.
 #[derive(Default)]
-struct FileGenerators(BTreeMap<(String, String, String), Value>);
+struct FileGenerators(
+    BTreeMap<(String, String, String), Value>,
+    Arc<MemorySecretSource>,
+);
 
 #[async_trait::async_trait]
 impl GeneratorSource for FileGenerators {
@@ -67,6 +70,10 @@ impl GeneratorSource for FileGenerators {
         let key = (kind, namespace.to_owned(), reference.name.clone());
         Ok(self.0.get(&key).cloned())
     }
+
+    fn credentials(&self) -> Arc<dyn SecretSource> {
+        self.1.clone()
+    }
 }
 
 /// Renders every ExternalSecret of `path` into `out` (Secrets as YAML documents); writes one
@@ -84,6 +91,7 @@ pub async fn render(
     }
     let stores = stores(&inputs);
     let credentials = Arc::new(inputs.credentials);
+    let generators = FileGenerators(inputs.generators.0, credentials.clone());
     let clients = ClientManager::new(credentials.clone(), ManagerSettings::default());
     let metrics = Metrics::default();
     let namespaces = NamespaceLabels::Known(inputs.namespaces);
@@ -96,7 +104,7 @@ pub async fn render(
         namespaces: &namespaces,
         flood_gate: true,
         shared: &shared,
-        generators: &inputs.generators,
+        generators: &generators,
     };
     let mut all_synced = true;
     for es in &inputs.external_secrets {

@@ -647,38 +647,17 @@ async fn template_from_config_maps_and_secrets() -> anyhow::Result<()> {
 #[tokio::test]
 async fn generators_fill_data_from() -> anyhow::Result<()> {
     let setup = Setup::start("es-generators", &[]).await?;
-    let generators = |kind: &str, plural: &str| {
-        let resource = kube::discovery::ApiResource {
-            group: "generators.external-secrets.io".into(),
-            version: "v1alpha1".into(),
-            api_version: "generators.external-secrets.io/v1alpha1".into(),
-            kind: kind.into(),
-            plural: plural.into(),
-        };
-        Api::<kube::api::DynamicObject>::namespaced_with(
-            setup.client(),
-            &setup.namespace.name,
-            &resource,
+    setup
+        .create_generator(
+            "Password",
+            "passwords",
+            "db-password",
+            json!({"length": 32, "digits": 5, "symbols": 0, "allowRepeat": true,
+                "secretKeys": ["generated-password"]}),
         )
-    };
-    let password: kube::api::DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "generators.external-secrets.io/v1alpha1",
-        "kind": "Password",
-        "metadata": {"name": "db-password"},
-        "spec": {"length": 32, "digits": 5, "symbols": 0, "allowRepeat": true,
-            "secretKeys": ["generated-password"]},
-    }))?;
-    generators("Password", "passwords")
-        .create(&PostParams::default(), &password)
         .await?;
-    let uuid: kube::api::DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "generators.external-secrets.io/v1alpha1",
-        "kind": "UUID",
-        "metadata": {"name": "id"},
-        "spec": {},
-    }))?;
-    generators("UUID", "uuids")
-        .create(&PostParams::default(), &uuid)
+    setup
+        .create_generator("UUID", "uuids", "id", json!({}))
         .await?;
     let reference = |kind: &str, name: &str| {
         json!({"sourceRef": {"generatorRef": {

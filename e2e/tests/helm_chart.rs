@@ -252,6 +252,11 @@ async fn default_values_install_our_crds_and_least_privilege_rbac() -> anyhow::R
         "passwords",
         "uuids",
         "fakes",
+        "sshkeys",
+        "vaultdynamicsecrets",
+        "stssessiontokens",
+        "ecrauthorizationtokens",
+        "webhooks",
         "clustergenerators",
     ]
     .into_iter()
@@ -547,7 +552,12 @@ async fn scoped_rbac_and_cert_manager_values() -> anyhow::Result<()> {
             "events",
             "passwords",
             "uuids",
-            "fakes"
+            "fakes",
+            "sshkeys",
+            "vaultdynamicsecrets",
+            "stssessiontokens",
+            "ecrauthorizationtokens",
+            "webhooks"
         ]
         .into_iter()
         .map(str::to_owned)

@@ -2,8 +2,9 @@
 //! in AWS accounts of its own: credentials and assumed roles (`auth`), Secrets Manager reads,
 //! finds, pushes and deletes (`secrets_manager`), ServiceAccount tokens exchanged for roles
 //! (`jwt`, with a loopback API server), the same for Parameter Store
-//! (`parameter_store`), and how AWS errors map (`errors`, against stub endpoints where moto
-//! cannot refuse or throttle).
+//! (`parameter_store`), how AWS errors map (`errors`, against stub endpoints where moto
+//! cannot refuse or throttle), and the `STSSessionToken` and `ECRAuthorizationToken` generators
+//! (`generators`).
 
 #![cfg(feature = "aws")]
 
@@ -13,6 +14,8 @@ mod support;
 mod auth;
 #[path = "aws/errors.rs"]
 mod errors;
+#[path = "aws/generators.rs"]
+mod generators;
 #[path = "aws/jwt.rs"]
 mod jwt;
 #[path = "aws/parameter_store.rs"]

@@ -1,8 +1,9 @@
 //! The vault provider against a real OpenBao server (one per test binary, see
 //! `support::vault`), each test in mounts of its own: KV v1 and v2 reads, TLS and namespaces
 //! (`reads`), the headers it sends and how answers map to errors (`transport`), push, delete and
-//! find (`writes`), every auth method with the token's life (`auth`), and the read-only
-//! `openBao` provider the vault client also serves (`openbao`).
+//! find (`writes`), every auth method with the token's life (`auth`), the read-only
+//! `openBao` provider the vault client also serves (`openbao`), and the `VaultDynamicSecret`
+//! generator's calls (`dynamic`).
 
 #![cfg(feature = "vault")]
 
@@ -10,6 +11,8 @@ mod support;
 
 #[path = "vault/auth.rs"]
 mod auth;
+#[path = "vault/dynamic.rs"]
+mod dynamic;
 #[path = "vault/openbao.rs"]
 mod openbao;
 #[path = "vault/reads.rs"]

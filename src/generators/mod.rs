@@ -1,19 +1,40 @@
 //! Generators (`generators.external-secrets.io`): objects that produce secret values instead
 //! of reading them from a store, used through an ExternalSecret's
-//! `dataFrom[].sourceRef.generatorRef`. This build generates with `Password`, `UUID` and
-//! `Fake`, directly or wrapped in a `ClusterGenerator`; other kinds are refused by name.
+//! `dataFrom[].sourceRef.generatorRef` (and a PushSecret's `selector.generatorRef`). This build
+//! generates with `Password`, `UUID`, `Fake`, `SSHKey`, `VaultDynamicSecret`,
+//! `STSSessionToken`, `ECRAuthorizationToken` and `Webhook`, directly or wrapped in a
+//! `ClusterGenerator`; other kinds are refused by name. One module per kind; the network kinds
+//! call the provider code of their backend (its clients and authentication).
+//!
+//! Nothing generated is cleaned up afterwards and no `GeneratorState` is kept: upstream's
+//! cleanup of every kind here does nothing either.
 //!
 //! Where a generator object comes from is a [`GeneratorSource`]: the cluster for the
-//! controller, the input file for `render`.
+//! controller, the input file for `render`. The source also reads the Secrets a generator's
+//! spec refers to (credentials of the network kinds): those resolve in the namespace of the
+//! object using the generator, for a `ClusterGenerator` too, as upstream (which runs every
+//! generator "in" that namespace); a reference naming another namespace is refused, where
+//! upstream ignores the namespace it names.
 
+mod ecr_authorization_token;
 mod password;
 mod random;
+mod ssh_key;
+mod sts_session_token;
+mod vault_dynamic_secret;
+mod webhook;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use async_trait::async_trait;
-use external_secrets_crds::generators::{ClusterGenerator, Fake, Password, Uuid};
+use external_secrets_crds::generators::{
+    ClusterGenerator, EcrAuthorizationToken, Fake, Password, SshKey, StsSessionToken, Uuid,
+    VaultDynamicSecret, Webhook,
+};
 use external_secrets_crds::v1::{GeneratorRef, GeneratorRefKind};
+use external_secrets_providers::credentials::{CredentialResolver, KubeSecretSource, SecretSource};
+use external_secrets_providers::{ProviderError, SecretMap, StoreId};
 use kube::api::{Api, ApiResource, DynamicObject};
 use serde_json::Value;
 
@@ -31,6 +52,9 @@ pub trait GeneratorSource: Send + Sync {
         namespace: &str,
         reference: &GeneratorRef,
     ) -> Result<Option<Value>, String>;
+
+    /// Where the Secrets a generator's spec refers to are read.
+    fn credentials(&self) -> Arc<dyn SecretSource>;
 }
 
 /// Generator objects read from the Kubernetes API.
@@ -66,6 +90,10 @@ impl GeneratorSource for KubeGenerators {
             .map(|object| serde_json::to_value(object).map_err(|error| error.to_string()))
             .transpose()
     }
+
+    fn credentials(&self) -> Arc<dyn SecretSource> {
+        Arc::new(KubeSecretSource::new(self.client.clone()))
+    }
 }
 
 /// The API resource of the generator kinds this build generates with.
@@ -74,6 +102,13 @@ fn api_resource(kind: GeneratorRefKind) -> Result<ApiResource, String> {
         GeneratorRefKind::Password => Ok(ApiResource::erase::<Password>(&())),
         GeneratorRefKind::Uuid => Ok(ApiResource::erase::<Uuid>(&())),
         GeneratorRefKind::Fake => Ok(ApiResource::erase::<Fake>(&())),
+        GeneratorRefKind::SshKey => Ok(ApiResource::erase::<SshKey>(&())),
+        GeneratorRefKind::VaultDynamicSecret => Ok(ApiResource::erase::<VaultDynamicSecret>(&())),
+        GeneratorRefKind::StsSessionToken => Ok(ApiResource::erase::<StsSessionToken>(&())),
+        GeneratorRefKind::EcrAuthorizationToken => {
+            Ok(ApiResource::erase::<EcrAuthorizationToken>(&()))
+        }
+        GeneratorRefKind::Webhook => Ok(ApiResource::erase::<Webhook>(&())),
         GeneratorRefKind::ClusterGenerator => Ok(ApiResource::erase::<ClusterGenerator>(&())),
         other => Err(unsupported(other)),
     }
@@ -87,7 +122,8 @@ fn unsupported(kind: GeneratorRefKind) -> String {
     format!("generator kind {name:?} is not supported by this build")
 }
 
-/// Generates the data of the generator `reference` names, from `source`.
+/// Generates the data of the generator `reference` names, from `source`, for an object in
+/// `namespace`.
 pub async fn generate(
     source: &dyn GeneratorSource,
     namespace: &str,
@@ -101,6 +137,12 @@ pub async fn generate(
         )
     })?;
     let spec = object.get("spec").cloned().unwrap_or(Value::Null);
+    // Referenced Secrets resolve as a SecretStore's in the caller's namespace would.
+    let credentials = CredentialResolver::new(
+        source.credentials(),
+        StoreId::secret_store(namespace, reference.name.clone()),
+        Some(namespace.to_owned()),
+    );
     match reference.kind {
         GeneratorRefKind::ClusterGenerator => {
             let spec: external_secrets_crds::generators::ClusterGeneratorSpec =
@@ -113,16 +155,28 @@ pub async fn generate(
                 GeneratorRefKind::Password => "passwordSpec",
                 GeneratorRefKind::Uuid => "uuidSpec",
                 GeneratorRefKind::Fake => "fakeSpec",
+                GeneratorRefKind::SshKey => "sshKeySpec",
+                GeneratorRefKind::VaultDynamicSecret => "vaultDynamicSecretSpec",
+                GeneratorRefKind::StsSessionToken => "stsSessionTokenSpec",
+                GeneratorRefKind::EcrAuthorizationToken => "ecrAuthorizationTokenSpec",
+                GeneratorRefKind::Webhook => "webhookSpec",
                 other => return Err(unsupported(other)),
             };
-            run(kind, inner.get(field).cloned().unwrap_or(Value::Null))
+            let spec = inner.get(field).cloned().unwrap_or(Value::Null);
+            run(kind, spec, credentials)
+                .await
+                .map_err(|error| format!("spec.generator.{field}: {error}"))
         }
-        kind => run(kind, spec),
+        kind => run(kind, spec, credentials).await,
     }
 }
 
-/// Runs the generator `kind` with `spec`.
-fn run(kind: GeneratorRefKind, spec: Value) -> Result<Generated, String> {
+/// Runs the generator `kind` with `spec`, reading referenced Secrets through `credentials`.
+async fn run(
+    kind: GeneratorRefKind,
+    spec: Value,
+    credentials: CredentialResolver,
+) -> Result<Generated, String> {
     let spec = if spec.is_null() {
         Value::Object(Default::default())
     } else {
@@ -142,8 +196,38 @@ fn run(kind: GeneratorRefKind, spec: Value) -> Result<Generated, String> {
                 .map(|(key, value)| (key, value.into_bytes()))
                 .collect())
         }
+        GeneratorRefKind::SshKey => {
+            ssh_key::generate(&serde_json::from_value(spec).map_err(invalid)?).await
+        }
+        GeneratorRefKind::VaultDynamicSecret => {
+            let spec = serde_json::from_value(spec).map_err(invalid)?;
+            vault_dynamic_secret::generate(&spec, credentials).await
+        }
+        GeneratorRefKind::StsSessionToken => {
+            let spec = serde_json::from_value(spec).map_err(invalid)?;
+            sts_session_token::generate(&spec, credentials).await
+        }
+        GeneratorRefKind::EcrAuthorizationToken => {
+            let spec = serde_json::from_value(spec).map_err(invalid)?;
+            ecr_authorization_token::generate(&spec, credentials).await
+        }
+        GeneratorRefKind::Webhook => {
+            let spec = serde_json::from_value(spec).map_err(invalid)?;
+            webhook::generate(&spec, credentials).await
+        }
         other => Err(unsupported(other)),
     }
+}
+
+/// A provider's answer as generated data; its errors carry no secret values.
+fn provided(result: Result<SecretMap, ProviderError>) -> Result<Generated, String> {
+    result
+        .map(|data| {
+            data.into_iter()
+                .map(|(key, value)| (key, value.into_bytes()))
+                .collect()
+        })
+        .map_err(|error| error.to_string())
 }
 
 fn invalid(error: serde_json::Error) -> String {
@@ -178,6 +262,10 @@ mod tests {
     impl GeneratorSource for Objects {
         async fn object(&self, _: &str, reference: &GeneratorRef) -> Result<Option<Value>, String> {
             Ok(self.0.get(&reference.name).cloned())
+        }
+
+        fn credentials(&self) -> Arc<dyn SecretSource> {
+            Arc::new(external_secrets_providers::credentials::MemorySecretSource::default())
         }
     }
 
@@ -237,12 +325,76 @@ mod tests {
             missing,
             "could not get generator: Password \"none\" not found"
         );
-        let ecr = generate(&objects, "ns", &reference("ECRAuthorizationToken", "x"))
+        let gcr = generate(&objects, "ns", &reference("GCRAccessToken", "x"))
             .await
             .unwrap_err();
         assert_eq!(
-            ecr,
-            "generator kind \"ECRAuthorizationToken\" is not supported by this build"
+            gcr,
+            "generator kind \"GCRAccessToken\" is not supported by this build"
         );
+    }
+
+    #[tokio::test]
+    async fn cluster_generators_wrap_ssh_keys() {
+        let objects = Objects(
+            [(
+                "keys".to_owned(),
+                json!({"spec": {"kind": "SSHKey",
+                "generator": {"sshKeySpec": {"keyType": "ed25519", "comment": "c"}}}}),
+            )]
+            .into(),
+        );
+        let keys = generate(&objects, "ns", &reference("ClusterGenerator", "keys"))
+            .await
+            .unwrap();
+        let public = String::from_utf8(keys["publicKey"].clone()).unwrap();
+        assert!(public.starts_with("ssh-ed25519 ") && public.ends_with(" c\n"));
+        assert!(keys.contains_key("privateKey"));
+    }
+
+    #[tokio::test]
+    async fn credentials_resolve_in_the_callers_namespace_and_errors_name_the_field() {
+        let keys = json!({"region": "eu-west-1", "auth": {"secretRef": {
+            "accessKeyIDSecretRef": {"name": "aws", "key": "id", "namespace": "other"},
+            "secretAccessKeySecretRef": {"name": "aws", "key": "secret", "namespace": "other"}}}});
+        let objects = Objects(
+            [
+                (
+                    "wrapped".to_owned(),
+                    json!({"spec": {"kind": "STSSessionToken",
+                    "generator": {"stsSessionTokenSpec": keys}}}),
+                ),
+                ("direct".to_owned(), json!({"spec": keys})),
+                (
+                    "vault".to_owned(),
+                    json!({"spec": {"path": "", "provider": {"server": "https://127.0.0.1:1"}}}),
+                ),
+            ]
+            .into(),
+        );
+        let wrapped = generate(&objects, "ns", &reference("ClusterGenerator", "wrapped"))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            wrapped,
+            "spec.generator.stsSessionTokenSpec: could not fetch SecretAccessKey secret: namespace \
+             should either be empty or match the namespace of the SecretStore for a namespaced \
+             SecretStore"
+        );
+        let direct = generate(
+            &objects,
+            "ns",
+            &reference("ECRAuthorizationToken", "direct"),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            direct.starts_with("could not fetch SecretAccessKey secret: namespace should"),
+            "{direct}"
+        );
+        let vault = generate(&objects, "ns", &reference("VaultDynamicSecret", "vault"))
+            .await
+            .unwrap_err();
+        assert_eq!(vault, "path: must name the Vault path to call");
     }
 }

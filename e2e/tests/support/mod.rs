@@ -163,6 +163,38 @@ impl Setup {
         Api::namespaced(self.client(), &self.namespace.name)
     }
 
+    /// Creates the generator `kind` (resource `plural`) named `name` with `spec` in the test's
+    /// namespace.
+    pub async fn create_generator(
+        &self,
+        kind: &str,
+        plural: &str,
+        name: &str,
+        spec: Value,
+    ) -> anyhow::Result<()> {
+        let resource = kube::discovery::ApiResource {
+            group: "generators.external-secrets.io".into(),
+            version: "v1alpha1".into(),
+            api_version: "generators.external-secrets.io/v1alpha1".into(),
+            kind: kind.into(),
+            plural: plural.into(),
+        };
+        let object: kube::api::DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "generators.external-secrets.io/v1alpha1",
+            "kind": kind,
+            "metadata": {"name": name},
+            "spec": spec,
+        }))?;
+        Api::<kube::api::DynamicObject>::namespaced_with(
+            self.client(),
+            &self.namespace.name,
+            &resource,
+        )
+        .create(&PostParams::default(), &object)
+        .await?;
+        Ok(())
+    }
+
     pub async fn finish(self) -> anyhow::Result<()> {
         self.controller.stop().await?;
         self.namespace.delete().await

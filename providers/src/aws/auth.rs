@@ -16,8 +16,11 @@ use std::collections::BTreeMap;
 use aws_config::SdkConfig;
 use aws_credential_types::Credentials;
 use aws_sdk_sts::config::SharedCredentialsProvider;
+use external_secrets_crds::generators::AwsAuth as GeneratorAuth;
 use external_secrets_crds::meta::SecretKeySelector;
-use external_secrets_crds::v1::{AwsAuthSecretRef, AwsJwtAuth, AwsProvider, SessionTagsPolicy};
+use external_secrets_crds::v1::{
+    AwsAuth, AwsAuthSecretRef, AwsJwtAuth, AwsProvider, AwsServiceType, SessionTagsPolicy,
+};
 
 use super::endpoints::Endpoints;
 use super::sdk::sdk_config;
@@ -67,6 +70,36 @@ pub(super) async fn configure(
         sdk = assume(sdk, sts, request);
     }
     Ok(sdk)
+}
+
+/// The SDK configuration of a generator (`STSSessionToken`, `ECRAuthorizationToken`): the
+/// same credentials a store with `region`, `auth` and `role` would have (upstream's
+/// `NewGeneratorSession`).
+pub(super) async fn generator_config(
+    region: &str,
+    auth: Option<&GeneratorAuth>,
+    role: Option<&str>,
+    credentials: &CredentialResolver,
+    endpoints: &Endpoints,
+) -> Result<SdkConfig> {
+    let spec = AwsProvider {
+        service: AwsServiceType::SecretsManager,
+        auth: auth.map(|auth| AwsAuth {
+            secret_ref: auth.secret_ref.clone(),
+            jwt: auth.jwt.clone(),
+        }),
+        role: role.map(str::to_owned),
+        region: region.to_owned(),
+        additional_roles: Vec::new(),
+        external_id: None,
+        session_tags: Vec::new(),
+        secrets_manager: None,
+        transitive_tag_keys: Vec::new(),
+        session_tags_policy: SessionTagsPolicy::None,
+        custom_session_tags: BTreeMap::new(),
+        prefix: None,
+    };
+    configure(&spec, credentials, endpoints).await
 }
 
 /// `sdk` signing with the credentials of `request`'s role, assumed with `sdk`'s credentials.

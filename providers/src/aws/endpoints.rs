@@ -1,6 +1,8 @@
 //! Custom AWS endpoints (a VPC endpoint, LocalStack, moto), as upstream takes them from the
 //! operator's environment: `AWS_SECRETSMANAGER_ENDPOINT`, `AWS_SSM_ENDPOINT` and
-//! `AWS_STS_ENDPOINT`. Unset or empty means the region's public endpoint.
+//! `AWS_STS_ENDPOINT`; and, this build's addition for the `ECRAuthorizationToken` generator
+//! (upstream has no variable for it), `AWS_ECR_ENDPOINT`. Unset or empty means the region's
+//! public endpoint.
 
 use crate::error::{ProviderError, Result};
 
@@ -10,6 +12,8 @@ pub const SECRETS_MANAGER_ENDPOINT: &str = "AWS_SECRETSMANAGER_ENDPOINT";
 pub const SSM_ENDPOINT: &str = "AWS_SSM_ENDPOINT";
 /// The variable overriding the STS endpoint (assumed roles, web identity).
 pub const STS_ENDPOINT: &str = "AWS_STS_ENDPOINT";
+/// The variable overriding the ECR endpoint (the `ECRAuthorizationToken` generator).
+pub const ECR_ENDPOINT: &str = "AWS_ECR_ENDPOINT";
 
 /// Where each AWS API is reached; `None` is the region's public endpoint.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -20,6 +24,8 @@ pub struct Endpoints {
     pub ssm: Option<String>,
     /// Security Token Service.
     pub sts: Option<String>,
+    /// Elastic Container Registry (private registries).
+    pub ecr: Option<String>,
 }
 
 impl Endpoints {
@@ -34,7 +40,8 @@ impl Endpoints {
         Self {
             secrets_manager: Some(url.clone()),
             ssm: Some(url.clone()),
-            sts: Some(url),
+            sts: Some(url.clone()),
+            ecr: Some(url),
         }
     }
 
@@ -59,6 +66,7 @@ impl Endpoints {
             secrets_manager: endpoint(SECRETS_MANAGER_ENDPOINT, "secretsmanager")?,
             ssm: endpoint(SSM_ENDPOINT, "ssm")?,
             sts: endpoint(STS_ENDPOINT, "sts")?,
+            ecr: endpoint(ECR_ENDPOINT, "ecr")?,
         })
     }
 }
@@ -90,6 +98,7 @@ mod tests {
                 secrets_manager: Some("http://127.0.0.1:4566".into()),
                 ssm: None,
                 sts: Some("https://sts.example".into()),
+                ecr: None,
             }
         );
         assert_eq!(

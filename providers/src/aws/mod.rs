@@ -14,6 +14,8 @@
 //!   A pushed secret carries the tag `managed-by: external-secrets`; one without it is never
 //!   overwritten nor deleted.
 //! * Errors: see the `error` module. `validate` obtains credentials (assuming the roles).
+//! * The `STSSessionToken` and `ECRAuthorizationToken` generators: see the `session_token` and
+//!   `ecr` modules; they authenticate as a store would.
 //!
 //! Differences from upstream: `service: CertificateManager` is not supported (a permanent
 //! `Unsupported` error); no client-side cache of read values (clients live as long
@@ -22,6 +24,7 @@
 
 mod auth;
 mod config;
+mod ecr;
 mod endpoints;
 mod error;
 mod json;
@@ -29,6 +32,7 @@ mod metadata;
 mod parameter_store;
 mod sdk;
 mod secrets_manager;
+mod session_token;
 mod sts;
 
 use async_trait::async_trait;
@@ -46,7 +50,11 @@ use crate::store::StoreKind;
 use crate::value::{SecretMap, SecretValue};
 
 pub use self::config::validate_store;
-pub use self::endpoints::{Endpoints, SECRETS_MANAGER_ENDPOINT, SSM_ENDPOINT, STS_ENDPOINT};
+pub use self::ecr::generate as generate_ecr_authorization_token;
+pub use self::endpoints::{
+    ECR_ENDPOINT, Endpoints, SECRETS_MANAGER_ENDPOINT, SSM_ENDPOINT, STS_ENDPOINT,
+};
+pub use self::session_token::generate as generate_sts_session_token;
 
 /// A client of one aws store.
 pub struct AwsClient {

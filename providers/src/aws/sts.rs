@@ -200,7 +200,7 @@ impl ProvideCredentials for WebIdentity {
 }
 
 /// An STS client configured by `sdk`, at `endpoint` (or the region's).
-fn sts_client(sdk: &SdkConfig, endpoint: Option<&str>) -> aws_sdk_sts::Client {
+pub(super) fn sts_client(sdk: &SdkConfig, endpoint: Option<&str>) -> aws_sdk_sts::Client {
     let mut config = aws_sdk_sts::config::Builder::from(sdk);
     if let Some(endpoint) = endpoint {
         config = config.endpoint_url(endpoint);

@@ -69,7 +69,7 @@ pub(super) struct Call<'a> {
     /// The path under `/v1/`.
     pub path: &'a str,
     /// Query parameters.
-    pub query: Vec<(&'static str, String)>,
+    pub query: Vec<(String, String)>,
     /// A JSON body.
     pub body: Option<serde_json::Value>,
     /// The Vault namespace, if any.

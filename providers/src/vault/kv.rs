@@ -64,7 +64,7 @@ impl Engine {
         let path = self.kv.data_path(key);
         let mut call = Call::new(Method::GET, &path);
         if let Some(version) = version {
-            call.query.push(("version", version.to_owned()));
+            call.query.push(("version".to_owned(), version.to_owned()));
         }
         let action = format!("cannot read secret data from Vault: {key}");
         let Some(data) = self.data(call, &action).await? else {
@@ -133,7 +133,7 @@ impl Engine {
     pub(super) async fn list(&self, prefix: &str) -> Result<Option<Vec<String>>> {
         let path = self.kv.metadata_path(prefix)?;
         let mut call = Call::new(Method::GET, &path);
-        call.query.push(("list", "true".to_owned()));
+        call.query.push(("list".to_owned(), "true".to_owned()));
         let action = format!("cannot list secrets in Vault under {prefix:?}");
         let Some(data) = self.data(call, &action).await? else {
             return Ok(None);

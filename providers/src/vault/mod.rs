@@ -16,6 +16,7 @@
 //!   gjson-style path of its data; `metadataPolicy: Fetch` reads the KV v2 metadata instead (see
 //!   the `read` module). A missing secret (or deleted current version) is `NotFound`.
 //! * Find: see the `find` module. Push and delete: see the `push` module.
+//! * The `VaultDynamicSecret` generator's calls: see the `dynamic` module.
 //! * `secret_exists`: the secret exists and, with a property, has a non-null value there.
 //! * `validate`: a login token is proof of valid credentials; a static token is looked up
 //!   (`lookup-self`). Capabilities: ReadWrite.
@@ -31,6 +32,7 @@
 mod auth;
 mod config;
 mod consistency;
+mod dynamic;
 mod find;
 mod http;
 mod kv;
@@ -54,6 +56,7 @@ use crate::store::StoreKind;
 use crate::value::{SecretMap, SecretValue};
 
 pub use self::config::validate_store;
+pub use self::dynamic::generate as generate_dynamic_secret;
 
 /// A client of one vault store.
 pub struct VaultClient {

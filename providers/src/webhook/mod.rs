@@ -17,6 +17,7 @@
 //! * Deletes send DELETE to the URL rendered with `.remoteRef.remoteKey`; 404 counts as done.
 //! * `secret_exists` reads `remoteKey` as a key: anything but 404 means it exists.
 //! * Find (`get_all_secrets`) is not implemented, as upstream; NTLM auth is not supported.
+//! * The `Webhook` generator is one map read (see the `generator` module).
 //! * `validate` opens a TCP connection to the URL's host and port (Unknown if the host itself is
 //!   templated).
 //!
@@ -44,6 +45,7 @@
 //! reachability check uses the scheme's default port rather than always 443.
 
 mod config;
+mod generator;
 mod http;
 mod response;
 
@@ -53,6 +55,8 @@ use async_trait::async_trait;
 use external_secrets_crds::v1::{CaProvider, WebhookCaProvider, WebhookProvider};
 use external_secrets_template::{Data, Template, query_escape};
 use reqwest::Method;
+
+pub use self::generator::generate;
 
 use self::config::WebhookConfig;
 use self::http::{Outcome, Request};

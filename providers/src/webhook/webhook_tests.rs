@@ -618,3 +618,74 @@ async fn validate_checks_reachability() {
             == "Unsupported"
     );
 }
+
+/// Resolves generator references in `testnamespace`, as for an object there.
+fn generator_credentials() -> CredentialResolver {
+    CredentialResolver::new(
+        source(),
+        StoreId::secret_store("testnamespace", "generator"),
+        Some("testnamespace".into()),
+    )
+}
+
+#[tokio::test]
+async fn the_generator_posts_the_templated_request_and_returns_the_selected_object() {
+    let (base, seen) = server(
+        200,
+        r#"{"issued": {"user": "svc", "password": "p4ss", "ttl": 60}, "other": 1}"#,
+    )
+    .await;
+    let spec: external_secrets_crds::generators::WebhookSpec =
+        serde_json::from_value(serde_json::json!({
+            "url": format!("{base}/credentials"),
+            "method": "POST",
+            "headers": {"Authorization": "Bearer {{ .creds.token }}"},
+            "body": r#"{"for": "app"}"#,
+            "result": {"jsonPath": "$.issued"},
+            "secrets": [{"name": "creds", "secretRef": {"name": "creds"}}],
+        }))
+        .unwrap();
+    let generated = generate(&spec, generator_credentials()).await.unwrap();
+    assert_eq!(generated["user"].expose(), b"svc");
+    assert_eq!(generated["password"].expose(), b"p4ss");
+    assert_eq!(generated["ttl"].expose(), b"60");
+    assert_eq!(generated.len(), 3);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].method, "POST");
+    assert_eq!(seen[0].path_and_query, "/credentials");
+    assert_eq!(seen[0].body, r#"{"for": "app"}"#);
+    assert!(
+        seen[0]
+            .headers
+            .contains(&("authorization".to_owned(), "Bearer t0k3n".to_owned())),
+        "{:?}",
+        seen[0].headers
+    );
+}
+
+#[tokio::test]
+async fn the_generator_refuses_unlabelled_secrets_and_non_object_answers() {
+    let (base, _) = server(200, r#""just text""#).await;
+    let spec = |secret: &str| -> external_secrets_crds::generators::WebhookSpec {
+        serde_json::from_value(serde_json::json!({
+            "url": format!("{base}/x?t={{{{ .s.token }}}}"),
+            "result": {},
+            "secrets": [{"name": "s", "secretRef": {"name": secret}}],
+        }))
+        .unwrap()
+    };
+    let unlabelled = generate(&spec("unlabelled"), generator_credentials())
+        .await
+        .unwrap_err();
+    assert!(
+        unlabelled.message().starts_with(
+            "secret does not contain needed label 'external-secrets.io/type: webhook'"
+        ),
+        "{unlabelled}"
+    );
+    let text = generate(&spec("creds"), generator_credentials())
+        .await
+        .unwrap_err();
+    assert_eq!(text.kind(), ErrorKind::InvalidData, "{text}");
+    assert!(!text.message().contains("t0k3n"), "{text}");
+}
