@@ -27,7 +27,7 @@ use crate::controllers::external_secret::fetch::SharedReads;
 use crate::controllers::external_secret::read::{NamespaceLabels, Reader};
 use crate::controllers::external_secret::status::{self, Ready};
 use crate::controllers::external_secret::stores::Stores;
-use crate::controllers::external_secret::{target, template};
+use crate::controllers::external_secret::{generic, target, template};
 use crate::generators::GeneratorSource;
 use crate::metrics::Metrics;
 
@@ -180,6 +180,21 @@ async fn outcome(
     )
     .await
     .map_err(|error| Ready::failed(status::MESSAGE_UPDATE_FAILED, &error))?;
+    // A generic target prints as the object the controller would write (run with
+    // --unsafe-allow-generic-targets: rendering writes nothing).
+    if let Some(manifest) = &es.spec.target.manifest {
+        let failed = |error: String| {
+            Ready::failed_as(
+                status::REASON_RESOURCE_SYNCED_ERROR,
+                "could not apply template to manifest",
+                &error,
+            )
+        };
+        generic::validate(manifest, true).map_err(failed)?;
+        return generic::render::desired(es, manifest, data, None, &sources)
+            .map(Some)
+            .map_err(failed);
+    }
     let secret = target::desired_secret(es, data, None, &sources)
         .map_err(|error| Ready::failed(status::MESSAGE_UPDATE_FAILED, &error))?;
     let mut value = serde_json::to_value(&secret).map_err(|error| Ready::failed_plain(&error))?;

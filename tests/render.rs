@@ -267,3 +267,60 @@ spec:
     );
     assert_eq!(data["uuid"].len(), 36);
 }
+
+#[test]
+fn generic_targets_render_as_the_object_the_controller_writes() {
+    let output = render_text(
+        "generic",
+        r#"
+apiVersion: external-secrets.io/v1
+kind: SecretStore
+metadata: {name: fake, namespace: apps}
+spec:
+  provider: {fake: {data: [{key: host, value: db.local}, {key: user, value: app}]}}
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: settings, namespace: apps}
+spec:
+  secretStoreRef: {name: fake}
+  target:
+    name: app-settings
+    manifest: {apiVersion: v1, kind: ConfigMap}
+  data:
+    - {secretKey: host, remoteRef: {key: host}}
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: database, namespace: apps}
+spec:
+  secretStoreRef: {name: fake}
+  target:
+    manifest: {apiVersion: example.io/v1, kind: Database}
+    template:
+      templateFrom:
+        - {target: spec.connection, literal: "user: {{ .user }}\nport: 5432"}
+  data:
+    - {secretKey: user, remoteRef: {key: user}}
+"#,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    let objects = documents(&output);
+    assert_eq!(objects.len(), 2, "stderr: {stderr}");
+    let config_map = objects
+        .iter()
+        .find(|o| o["kind"] == "ConfigMap")
+        .expect("a ConfigMap");
+    assert_eq!(config_map["metadata"]["name"], "app-settings");
+    assert_eq!(config_map["data"]["host"], "db.local");
+    let database = objects
+        .iter()
+        .find(|o| o["kind"] == "Database")
+        .expect("a Database");
+    assert_eq!(database["apiVersion"], "example.io/v1");
+    assert_eq!(
+        database["spec"]["connection"],
+        serde_json::json!({"user": "app", "port": 5432})
+    );
+}

@@ -312,11 +312,11 @@ fn apply_ownership(es: &ExternalSecret, object: &mut Value) -> Result<(), String
                 other.name
             ));
         }
-        let mut reference = es
-            .controller_owner_ref(&())
-            .ok_or("the ExternalSecret has no uid yet")?;
-        reference.block_owner_deletion = Some(true);
-        references.push(reference);
+        // Without a uid (only when rendering offline) there is nothing to refer to.
+        if let Some(mut reference) = es.controller_owner_ref(&()) {
+            reference.block_owner_deletion = Some(true);
+            references.push(reference);
+        }
     }
     if !references.is_empty() {
         metadata["ownerReferences"] =
