@@ -2,8 +2,9 @@
 //! fills ExternalSecrets from `dataFrom[].sourceRef.generatorRef` with an `SSHKey` (a key pair
 //! made in the controller), a `VaultDynamicSecret` (a token created by an OpenBao dev server
 //! on 127.0.0.1, started by the test, with token auth from a Secret in the ExternalSecret's
-//! namespace and the server's CA inline) and a `Webhook` (an HTTP server of the test on
-//! 127.0.0.1, its bearer token from a labelled Secret).
+//! namespace and the server's CA inline), a `Webhook` (an HTTP server of the test on
+//! 127.0.0.1, its bearer token from a labelled Secret) and an `MFA` code (pinned in time, so
+//! the code is RFC 6238's test vector).
 //!
 //! Cluster-agnostic: only the controller talks to OpenBao and the HTTP server, and it runs on
 //! this machine.
@@ -60,6 +61,41 @@ async fn ssh_keys_fill_data_from() -> anyhow::Result<()> {
         public.starts_with("ssh-ed25519 AAAA") && public.ends_with(" deploy@e2e\n"),
         "{public}"
     );
+    setup.finish().await
+}
+
+#[tokio::test]
+async fn mfa_codes_fill_data_from() -> anyhow::Result<()> {
+    let setup = Setup::start("gen-mfa", &[]).await?;
+    // RFC 6238 appendix B: the seed "12345678901234567890" in base32.
+    let seed: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "totp-seed"},
+        "stringData": {"seed": "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"},
+    }))?;
+    setup
+        .api::<Secret>()
+        .create(&PostParams::default(), &seed)
+        .await?;
+    setup
+        .create_generator(
+            "MFA",
+            "mfas",
+            "login-code",
+            json!({"secret": {"name": "totp-seed", "key": "seed"}, "length": 8,
+                   "when": "2005-03-18T01:58:29Z"}),
+        )
+        .await?;
+    let es = external_secret(
+        "login-code",
+        "store",
+        json!({"data": [], "dataFrom": [generated_by("MFA", "login-code")]}),
+    )?;
+    let es_api = setup.api::<ExternalSecret>();
+    es_api.create(&PostParams::default(), &es).await?;
+    wait_reason(&es_api, "login-code", "SecretSynced", &setup.controller).await?;
+    let data = string_data(&setup.api::<Secret>().get("login-code").await?);
+    assert_eq!(data["token"], "07081804");
+    assert_eq!(data["timeLeft"], "1");
     setup.finish().await
 }
 

@@ -257,6 +257,7 @@ async fn default_values_install_our_crds_and_least_privilege_rbac() -> anyhow::R
         "stssessiontokens",
         "ecrauthorizationtokens",
         "webhooks",
+        "mfas",
         "clustergenerators",
     ]
     .into_iter()
@@ -557,7 +558,8 @@ async fn scoped_rbac_and_cert_manager_values() -> anyhow::Result<()> {
             "vaultdynamicsecrets",
             "stssessiontokens",
             "ecrauthorizationtokens",
-            "webhooks"
+            "webhooks",
+            "mfas"
         ]
         .into_iter()
         .map(str::to_owned)

@@ -2,7 +2,7 @@
 //! of reading them from a store, used through an ExternalSecret's
 //! `dataFrom[].sourceRef.generatorRef` (and a PushSecret's `selector.generatorRef`). This build
 //! generates with `Password`, `UUID`, `Fake`, `SSHKey`, `VaultDynamicSecret`,
-//! `STSSessionToken`, `ECRAuthorizationToken` and `Webhook`, directly or wrapped in a
+//! `STSSessionToken`, `ECRAuthorizationToken`, `Webhook` and `MFA`, directly or wrapped in a
 //! `ClusterGenerator`; other kinds are refused by name. One module per kind; the network kinds
 //! call the provider code of their backend (its clients and authentication).
 //!
@@ -17,6 +17,7 @@
 //! upstream ignores the namespace it names.
 
 mod ecr_authorization_token;
+mod mfa;
 mod password;
 mod random;
 mod ssh_key;
@@ -29,7 +30,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{
-    ClusterGenerator, EcrAuthorizationToken, Fake, Password, SshKey, StsSessionToken, Uuid,
+    ClusterGenerator, EcrAuthorizationToken, Fake, Mfa, Password, SshKey, StsSessionToken, Uuid,
     VaultDynamicSecret, Webhook,
 };
 use external_secrets_crds::v1::{GeneratorRef, GeneratorRefKind};
@@ -109,6 +110,7 @@ fn api_resource(kind: GeneratorRefKind) -> Result<ApiResource, String> {
             Ok(ApiResource::erase::<EcrAuthorizationToken>(&()))
         }
         GeneratorRefKind::Webhook => Ok(ApiResource::erase::<Webhook>(&())),
+        GeneratorRefKind::Mfa => Ok(ApiResource::erase::<Mfa>(&())),
         GeneratorRefKind::ClusterGenerator => Ok(ApiResource::erase::<ClusterGenerator>(&())),
         other => Err(unsupported(other)),
     }
@@ -160,6 +162,7 @@ pub async fn generate(
                 GeneratorRefKind::StsSessionToken => "stsSessionTokenSpec",
                 GeneratorRefKind::EcrAuthorizationToken => "ecrAuthorizationTokenSpec",
                 GeneratorRefKind::Webhook => "webhookSpec",
+                GeneratorRefKind::Mfa => "mfaSpec",
                 other => return Err(unsupported(other)),
             };
             let spec = inner.get(field).cloned().unwrap_or(Value::Null);
@@ -214,6 +217,9 @@ async fn run(
         GeneratorRefKind::Webhook => {
             let spec = serde_json::from_value(spec).map_err(invalid)?;
             webhook::generate(&spec, credentials).await
+        }
+        GeneratorRefKind::Mfa => {
+            mfa::generate(&serde_json::from_value(spec).map_err(invalid)?, credentials).await
         }
         other => Err(unsupported(other)),
     }
