@@ -175,8 +175,23 @@ async fn custom_resource_target_renders_templates_into_nested_paths() -> anyhow:
     })
     .await
     .map_err(|error| error.context(setup.controller.log()))?;
-    setup.finish().await?;
-    crd.delete().await
+
+    // The kind goes first: the ExternalSecret (which carries the cleanup finalizer) must
+    // still be let go by the running controller, with nothing left to delete.
+    crd.delete().await?;
+    external_secrets
+        .delete("orders", &DeleteParams::default())
+        .await?;
+    eventually(WAIT, "ExternalSecret gone", || async {
+        Ok(external_secrets
+            .get_opt("orders")
+            .await?
+            .is_none()
+            .then_some(()))
+    })
+    .await
+    .map_err(|error| error.context(setup.controller.log()))?;
+    setup.finish().await
 }
 
 #[tokio::test]

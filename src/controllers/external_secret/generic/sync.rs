@@ -185,8 +185,13 @@ pub async fn cleanup(es: &ExternalSecret, context: &EsContext) -> Result<Action,
         && es.spec.target.deletion_policy == ExternalSecretDeletionPolicy::Delete
         && let Ok(gvk) = validate(manifest, context.generic.allowed)
     {
-        let (api, _) = target_api(es, context, &gvk).await?;
-        delete_target(es, context, &api, &manifest.kind).await?;
+        match target_api(es, context, &gvk).await {
+            Ok((api, _)) => delete_target(es, context, &api, &manifest.kind).await?,
+            // The kind is not served (its CRD is gone): there is nothing left to delete.
+            Err(Error::Kube(kube::Error::Api(status))) if status.code == 404 => {}
+            Err(Error::Kube(kube::Error::Discovery(_))) => {}
+            Err(error) => return Err(error),
+        }
     }
     let remaining: Vec<&String> = es.finalizers().iter().filter(|f| *f != FINALIZER).collect();
     patch_finalizers(es, context, json!(remaining)).await?;
