@@ -189,7 +189,11 @@ async fn run(
         GeneratorRefKind::Password => {
             password::generate(&serde_json::from_value(spec).map_err(invalid)?)
         }
-        GeneratorRefKind::Uuid => Ok([("uuid".to_owned(), uuid_v4()?.into_bytes())].into()),
+        GeneratorRefKind::Uuid => Ok([(
+            "uuid".to_owned(),
+            uuid::Uuid::new_v4().to_string().into_bytes(),
+        )]
+        .into()),
         GeneratorRefKind::Fake => {
             let spec: external_secrets_crds::generators::FakeSpec =
                 serde_json::from_value(spec).map_err(invalid)?;
@@ -238,22 +242,6 @@ fn provided(result: Result<SecretMap, ProviderError>) -> Result<Generated, Strin
 
 fn invalid(error: serde_json::Error) -> String {
     format!("invalid generator spec: {error}")
-}
-
-/// A random (version 4) UUID in its text form, as upstream's `UUID` generator returns.
-fn uuid_v4() -> Result<String, String> {
-    let mut bytes = random::bytes::<16>()?;
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex = data_encoding::HEXLOWER.encode(&bytes);
-    Ok(format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    ))
 }
 
 #[cfg(test)]

@@ -53,20 +53,7 @@ pub(crate) fn unix_now() -> i64 {
 
 /// A random version-4 UUID.
 pub(crate) fn new_uid() -> String {
-    let bits = fastrand::u128(..);
-    let bytes = bits.to_be_bytes();
-    let mut hex: Vec<String> = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-    hex[6] = format!("4{}", &hex[6][1..]);
-    hex[8] = format!("{:x}{}", 8 + (bytes[8] >> 6 & 0x3), &hex[8][1..]);
-    let hex = hex.concat();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
+    uuid::Uuid::new_v4().to_string()
 }
 
 /// `generateName` plus five random characters from kube's alphabet.

@@ -406,21 +406,47 @@ async fn source_deleted(
         let message = format!("failed to cleanup provider secrets: {message}");
         return fail(push_secret, context, message, Some(previous.clone())).await;
     }
+    let not_ready = NotReady {
+        kind: EventType::Normal,
+        reason: plan::REASON_SOURCE_DELETED,
+        message: plan::MESSAGE_SOURCE_DELETED,
+    };
+    report_not_ready(push_secret, context, Some(Synced::new()), not_ready).await?;
+    Ok(Action::await_change())
+}
+
+/// A `Ready=False` outcome: its event type, reason and message.
+struct NotReady<'a> {
+    kind: EventType,
+    reason: &'a str,
+    message: &'a str,
+}
+
+/// Records `Ready=False` (status, with `synced` replacing the pushed entries when given),
+/// its event and the metric.
+async fn report_not_ready(
+    push_secret: &PushSecret,
+    context: &PsContext,
+    synced: Option<Synced>,
+    outcome: NotReady<'_>,
+) -> Result<(), Error> {
     let mut status = push_secret.status.clone().unwrap_or_default();
-    status.synced_push_secrets = Synced::new();
+    if let Some(synced) = synced {
+        status.synced_push_secrets = synced;
+    }
     status.conditions = vec![condition(
         push_secret,
         "False",
-        plan::REASON_SOURCE_DELETED,
-        plan::MESSAGE_SOURCE_DELETED,
+        outcome.reason,
+        outcome.message,
     )];
     write_status(push_secret, context, status).await?;
     publish(
         push_secret,
         context,
-        EventType::Normal,
-        plan::REASON_SOURCE_DELETED,
-        plan::MESSAGE_SOURCE_DELETED,
+        outcome.kind,
+        outcome.reason,
+        outcome.message,
     )
     .await;
     context.shared.metrics.set_push_secret(
@@ -429,7 +455,7 @@ async fn source_deleted(
         "False",
         Duration::ZERO,
     );
-    Ok(Action::await_change())
+    Ok(())
 }
 
 /// Pushes every `spec.data` and expanded `spec.dataTo` entry of `secret` (templated by
@@ -594,31 +620,12 @@ async fn fail(
     message: String,
     synced: Option<Synced>,
 ) -> Result<Action, Error> {
-    let mut status = push_secret.status.clone().unwrap_or_default();
-    if let Some(synced) = synced {
-        status.synced_push_secrets = synced;
-    }
-    status.conditions = vec![condition(
-        push_secret,
-        "False",
-        plan::REASON_ERRORED,
-        &message,
-    )];
-    write_status(push_secret, context, status).await?;
-    publish(
-        push_secret,
-        context,
-        EventType::Warning,
-        plan::REASON_ERRORED,
-        &message,
-    )
-    .await;
-    context.shared.metrics.set_push_secret(
-        &push_secret.name_any(),
-        &push_secret.namespace().unwrap_or_default(),
-        "False",
-        Duration::ZERO,
-    );
+    let not_ready = NotReady {
+        kind: EventType::Warning,
+        reason: plan::REASON_ERRORED,
+        message: &message,
+    };
+    report_not_ready(push_secret, context, synced, not_ready).await?;
     Err(Error::Failed(message))
 }
 

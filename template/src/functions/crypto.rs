@@ -35,7 +35,9 @@ pub const FUNCTIONS: &[Entry] = &[
         check_size(size)?;
         Ok(Value::str(STANDARD.encode(random_bytes(size)?)))
     }),
-    ("uuidv4", Arity::Exact(0), |_, _| Ok(Value::str(uuid_v4()?))),
+    ("uuidv4", Arity::Exact(0), |_, _| {
+        Ok(Value::str(uuid::Uuid::new_v4().to_string()))
+    }),
     ("randAlphaNum", Arity::Exact(1), |_, a| {
         random_string(
             &a[0],
@@ -128,21 +130,6 @@ fn random_string(length: &Value, alphabet: &[u8]) -> FuncResult {
         out.push(alphabet[random_below(alphabet.len() as u64)? as usize]);
     }
     Ok(Value::str(out))
-}
-
-fn uuid_v4() -> Result<String, FuncError> {
-    let mut bytes = random_bytes(16)?;
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex = hex(&bytes);
-    Ok(format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    ))
 }
 
 fn rsa_decrypt(_: &mut Ctx, args: &[Value]) -> FuncResult {
