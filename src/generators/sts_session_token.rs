@@ -1,10 +1,10 @@
 //! The `STSSessionToken` generator: temporary AWS credentials from STS `GetSessionToken`; the
 //! aws provider's authentication and SDK clients do the work (see
-//! `external_secrets_providers::aws::generate_sts_session_token` for the keys), at the
+//! `external_secrets_providers::backends::aws::generate_sts_session_token` for the keys), at the
 //! endpoints the operator's environment sets (`AWS_STS_ENDPOINT`).
 
 use external_secrets_crds::generators::StsSessionTokenSpec;
-use external_secrets_providers::aws::Endpoints;
+use external_secrets_providers::backends::aws::Endpoints;
 use external_secrets_providers::credentials::CredentialResolver;
 
 use super::Generated;
@@ -17,7 +17,11 @@ pub async fn generate(
 ) -> Result<Generated, String> {
     let endpoints = Endpoints::from_env().map_err(|error| error.to_string())?;
     super::provided(
-        external_secrets_providers::aws::generate_sts_session_token(spec, credentials, &endpoints)
-            .await,
+        external_secrets_providers::backends::aws::generate_sts_session_token(
+            spec,
+            credentials,
+            &endpoints,
+        )
+        .await,
     )
 }

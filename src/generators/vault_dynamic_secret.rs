@@ -1,6 +1,6 @@
 //! The `VaultDynamicSecret` generator: one call to a Vault (or OpenBao) path, authenticated as
 //! `spec.provider` says; the provider's vault client does the work (see
-//! `external_secrets_providers::vault::generate_dynamic_secret` for the call and the result
+//! `external_secrets_providers::backends::vault::generate_dynamic_secret` for the call and the result
 //! types).
 
 use external_secrets_crds::generators::VaultDynamicSecretSpec;
@@ -18,6 +18,7 @@ pub async fn generate(
         return Err("path: must name the Vault path to call".to_owned());
     }
     super::provided(
-        external_secrets_providers::vault::generate_dynamic_secret(spec, credentials).await,
+        external_secrets_providers::backends::vault::generate_dynamic_secret(spec, credentials)
+            .await,
     )
 }

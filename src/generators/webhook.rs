@@ -1,5 +1,5 @@
 //! The `Webhook` generator: one HTTP request whose JSON answer is the generated data; the
-//! webhook provider's client does the work (see `external_secrets_providers::webhook::generate`
+//! webhook provider's client does the work (see `external_secrets_providers::backends::webhook::generate`
 //! for the spec and the label its Secrets need).
 
 use external_secrets_crds::generators::WebhookSpec;
@@ -13,5 +13,7 @@ pub async fn generate(
     spec: &WebhookSpec,
     credentials: CredentialResolver,
 ) -> Result<Generated, String> {
-    super::provided(external_secrets_providers::webhook::generate(spec, credentials).await)
+    super::provided(
+        external_secrets_providers::backends::webhook::generate(spec, credentials).await,
+    )
 }

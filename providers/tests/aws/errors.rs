@@ -2,7 +2,7 @@
 //! permanent `PermissionDenied` (also when it is the role that was refused), an unreachable
 //! endpoint a temporary `Unavailable`; missing secrets are `NotFound` (see the service tests).
 
-use external_secrets_providers::aws::Endpoints;
+use external_secrets_providers::backends::aws::Endpoints;
 use external_secrets_providers::request::PushRemoteRef;
 use external_secrets_providers::{ErrorKind, ProviderError, SharedClient, StoreId};
 use serde_json::json;

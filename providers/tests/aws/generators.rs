@@ -4,7 +4,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use external_secrets_crds::generators::{EcrAuthorizationTokenSpec, StsSessionTokenSpec};
-use external_secrets_providers::aws::{
+use external_secrets_providers::backends::aws::{
     generate_ecr_authorization_token, generate_sts_session_token,
 };
 use external_secrets_providers::credentials::{CredentialResolver, MemorySecretSource};

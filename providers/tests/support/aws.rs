@@ -20,7 +20,7 @@ use aws_sdk_secretsmanager::primitives::Blob;
 use aws_sdk_ssm::types::ParameterType;
 use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
 use external_secrets_crds::v1::AwsProvider;
-use external_secrets_providers::aws::{AwsClient, Endpoints};
+use external_secrets_providers::backends::aws::{AwsClient, Endpoints};
 use external_secrets_providers::credentials::{
     CredentialResolver, MemorySecretSource, SecretSource,
 };

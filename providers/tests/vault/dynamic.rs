@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use external_secrets_crds::generators::{VaultDynamicSecretResultType, VaultDynamicSecretSpec};
 use external_secrets_crds::v1::SecretStoreRetrySettings;
+use external_secrets_providers::backends::vault::generate_dynamic_secret;
 use external_secrets_providers::credentials::{CredentialResolver, MemorySecretSource};
-use external_secrets_providers::vault::generate_dynamic_secret;
 use external_secrets_providers::{ErrorKind, SecretMap, StoreId};
 use reqwest::Method;
 use serde_json::json;

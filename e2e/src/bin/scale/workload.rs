@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use external_secrets_crds::v1::{ExternalSecret, FakeProvider, SecretStore};
-use external_secrets_providers::fake::FakeBackend;
+use external_secrets_providers::backends::fake::FakeBackend;
 use external_secrets_providers::request::RemoteRef;
 use external_secrets_providers::{SecretsClient, StoreId};
 use futures::{StreamExt, TryStreamExt};

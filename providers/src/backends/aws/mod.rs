@@ -35,6 +35,8 @@ mod secrets_manager;
 mod session_token;
 mod sts;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use external_secrets_crds::v1::AwsProvider;
@@ -42,11 +44,12 @@ use external_secrets_crds::v1::AwsProvider;
 use self::config::{Deletion, Service};
 use self::parameter_store::ParameterStore;
 use self::secrets_manager::SecretsManager;
-use crate::client::{Capabilities, SecretsClient, ValidationResult};
+use crate::client::{Capabilities, SecretsClient, SharedClient, ValidationResult};
 use crate::credentials::CredentialResolver;
 use crate::error::{ProviderError, Result};
+use crate::provider::{ClientContext, Provider};
 use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
-use crate::store::StoreKind;
+use crate::store::{StoreId, StoreKind};
 use crate::value::{SecretMap, SecretValue};
 
 pub use self::config::validate_store;
@@ -55,6 +58,28 @@ pub use self::endpoints::{
     ECR_ENDPOINT, Endpoints, SECRETS_MANAGER_ENDPOINT, SSM_ENDPOINT, STS_ENDPOINT,
 };
 pub use self::session_token::generate as generate_sts_session_token;
+
+/// The `aws` backend.
+#[derive(Debug, Clone, Copy)]
+pub struct Aws;
+
+#[async_trait]
+impl Provider for Aws {
+    type Spec = AwsProvider;
+    const NAME: &'static str = "aws";
+
+    fn validate_store(&self, spec: &AwsProvider, store: &StoreId) -> Result<()> {
+        validate_store(spec, store)
+    }
+
+    async fn new_client(
+        &self,
+        spec: &AwsProvider,
+        context: ClientContext<'_>,
+    ) -> Result<SharedClient> {
+        Ok(Arc::new(AwsClient::new(spec, context.credentials).await?))
+    }
+}
 
 /// A client of one aws store.
 pub struct AwsClient {

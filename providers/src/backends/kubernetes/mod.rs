@@ -33,6 +33,8 @@ mod read;
 mod session;
 mod validate;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use external_secrets_crds::v1::KubernetesProvider;
 use k8s_openapi::api::core::v1::Secret;
@@ -43,14 +45,39 @@ use self::error::map_error;
 use self::find::Query;
 use self::push::Deletion;
 use self::session::Session;
-use crate::client::{Capabilities, SecretsClient, ValidationResult};
+use crate::client::{Capabilities, SecretsClient, SharedClient, ValidationResult};
 use crate::credentials::CredentialResolver;
 use crate::error::{ErrorKind, ProviderError, Result};
+use crate::provider::{ClientContext, Provider};
 use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
-use crate::store::StoreKind;
+use crate::store::{StoreId, StoreKind};
 use crate::value::{SecretMap, SecretValue};
 
 pub use self::config::validate_store;
+
+/// The `kubernetes` backend.
+#[derive(Debug, Clone, Copy)]
+pub struct Kubernetes;
+
+#[async_trait]
+impl Provider for Kubernetes {
+    type Spec = KubernetesProvider;
+    const NAME: &'static str = "kubernetes";
+
+    fn validate_store(&self, spec: &KubernetesProvider, store: &StoreId) -> Result<()> {
+        validate_store(spec, store)
+    }
+
+    async fn new_client(
+        &self,
+        spec: &KubernetesProvider,
+        context: ClientContext<'_>,
+    ) -> Result<SharedClient> {
+        Ok(Arc::new(
+            KubernetesClient::new(spec, context.credentials).await?,
+        ))
+    }
+}
 
 /// A client of one kubernetes store.
 pub struct KubernetesClient {

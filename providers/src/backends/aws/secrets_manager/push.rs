@@ -24,9 +24,11 @@ use serde::Deserialize;
 
 use super::SecretsManager;
 use super::read::{Version, tags};
-use crate::aws::error::map_sdk_error;
-use crate::aws::json;
-use crate::aws::metadata::{self, default_description, is_managed, owned_tags, tag_changes};
+use crate::backends::aws::error::map_sdk_error;
+use crate::backends::aws::json;
+use crate::backends::aws::metadata::{
+    self, default_description, is_managed, owned_tags, tag_changes,
+};
 use crate::error::{ErrorKind, ProviderError, Result};
 use crate::request::{PushRemoteRef, PushRequest};
 use crate::value::SecretValue;

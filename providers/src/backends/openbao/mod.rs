@@ -5,16 +5,19 @@
 //! As upstream: reads, maps and finds by name or path work; find by tags, push, delete and
 //! existence checks fail with upstream's messages; the store is `ReadOnly`.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use external_secrets_crds::v1::{OpenBaoProvider, VaultProvider};
 
-use crate::client::{Capabilities, SecretsClient, ValidationResult};
+use crate::backends::vault::VaultClient;
+use crate::client::{Capabilities, SecretsClient, SharedClient, ValidationResult};
 use crate::credentials::CredentialResolver;
 use crate::error::{ProviderError, Result};
+use crate::provider::{ClientContext, Provider};
 use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use crate::store::StoreId;
 use crate::value::{SecretMap, SecretValue};
-use crate::vault::VaultClient;
 
 /// Upstream's message for writes to this read-only provider.
 const READ_ONLY: &str = "(the OpenBao provider is currently read only)";
@@ -29,7 +32,36 @@ fn vault_spec(spec: &OpenBaoProvider) -> Result<VaultProvider> {
 
 /// Upstream's `ValidateStore`, as the vault provider checks the same fields.
 pub fn validate_store(spec: &OpenBaoProvider, store: &StoreId) -> Result<()> {
-    crate::vault::validate_store(&vault_spec(spec)?, store)
+    crate::backends::vault::validate_store(&vault_spec(spec)?, store)
+}
+
+/// The `openBao` backend.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenBao;
+
+#[async_trait]
+impl Provider for OpenBao {
+    type Spec = OpenBaoProvider;
+    const NAME: &'static str = "openBao";
+
+    /// Read-only, as upstream's.
+    fn capabilities(&self, _: &OpenBaoProvider) -> Capabilities {
+        Capabilities::ReadOnly
+    }
+
+    fn validate_store(&self, spec: &OpenBaoProvider, store: &StoreId) -> Result<()> {
+        validate_store(spec, store)
+    }
+
+    async fn new_client(
+        &self,
+        spec: &OpenBaoProvider,
+        context: ClientContext<'_>,
+    ) -> Result<SharedClient> {
+        Ok(Arc::new(
+            OpenBaoClient::new(spec, context.credentials).await?,
+        ))
+    }
 }
 
 /// A client of one `openBao` store.

@@ -41,6 +41,8 @@ mod push;
 mod read;
 mod session;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use external_secrets_crds::v1::VaultProvider;
 
@@ -48,15 +50,38 @@ use self::http::{Settings, Transport};
 use self::kv::Engine;
 use self::paths::Kv;
 use self::session::Session;
-use crate::client::{Capabilities, SecretsClient, ValidationResult};
+use crate::client::{Capabilities, SecretsClient, SharedClient, ValidationResult};
 use crate::credentials::CredentialResolver;
 use crate::error::{ErrorKind, ProviderError, Result};
+use crate::provider::{ClientContext, Provider};
 use crate::request::{Find, MetadataPolicy, PushRemoteRef, PushRequest, RemoteRef};
-use crate::store::StoreKind;
+use crate::store::{StoreId, StoreKind};
 use crate::value::{SecretMap, SecretValue};
 
 pub use self::config::validate_store;
 pub use self::dynamic::generate as generate_dynamic_secret;
+
+/// The `vault` backend.
+#[derive(Debug, Clone, Copy)]
+pub struct Vault;
+
+#[async_trait]
+impl Provider for Vault {
+    type Spec = VaultProvider;
+    const NAME: &'static str = "vault";
+
+    fn validate_store(&self, spec: &VaultProvider, store: &StoreId) -> Result<()> {
+        validate_store(spec, store)
+    }
+
+    async fn new_client(
+        &self,
+        spec: &VaultProvider,
+        context: ClientContext<'_>,
+    ) -> Result<SharedClient> {
+        Ok(Arc::new(VaultClient::new(spec, context.credentials).await?))
+    }
+}
 
 /// A client of one vault store.
 pub struct VaultClient {

@@ -3,7 +3,9 @@
 use super::*;
 use crate::credentials::MemorySecretSource;
 use crate::error::ErrorKind;
-use external_secrets_crds::v1::{FakeProviderData, GcpsmProvider};
+use external_secrets_crds::v1::{
+    FakeProvider, FakeProviderData, GcpsmProvider, SecretStoreProvider,
+};
 
 fn gcpsm() -> GcpsmProvider {
     serde_json::from_str(r#"{"projectID":"my-project"}"#).unwrap()
@@ -135,6 +137,7 @@ async fn a_kubernetes_store_without_auth_is_a_configuration_error_or_not_compile
 #[cfg(feature = "fake")]
 #[tokio::test]
 async fn a_fake_store_builds_a_working_client() {
+    use crate::client::Capabilities;
     use crate::request::RemoteRef;
     let store = secret_store(fake_provider());
     let registry = registry();
@@ -172,6 +175,7 @@ async fn a_provider_left_out_of_the_build_says_so() {
 #[cfg(feature = "webhook")]
 #[test]
 fn webhook_stores_are_validated_statically() {
+    use external_secrets_crds::v1::WebhookProvider;
     let store = secret_store(SecretStoreProvider {
         webhook: Some(Box::new(WebhookProvider {
             url: "http://x/{{ .remoteRef.key".into(),

@@ -14,8 +14,8 @@ use aws_sdk_ssm::types::ParameterStringFilter;
 use regex::Regex;
 
 use super::ParameterStore;
-use crate::aws::error::map_sdk_error;
-use crate::aws::name_pattern;
+use crate::backends::aws::error::map_sdk_error;
+use crate::backends::aws::name_pattern;
 use crate::error::{ProviderError, Result};
 use crate::request::{Find, convert_keys};
 use crate::value::{SecretMap, SecretValue};

@@ -15,8 +15,8 @@ use regex::Regex;
 
 use super::SecretsManager;
 use super::read::{Version, payload};
-use crate::aws::error::map_sdk_error;
-use crate::aws::name_pattern;
+use crate::backends::aws::error::map_sdk_error;
+use crate::backends::aws::name_pattern;
 use crate::error::{ProviderError, Result};
 use crate::request::{Find, convert_keys};
 use crate::value::SecretMap;

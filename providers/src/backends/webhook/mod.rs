@@ -51,6 +51,8 @@ mod response;
 
 use std::collections::BTreeMap;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use external_secrets_crds::v1::{CaProvider, WebhookCaProvider, WebhookProvider};
 use external_secrets_template::{Data, Template, query_escape};
@@ -60,9 +62,10 @@ pub use self::generator::generate;
 
 use self::config::WebhookConfig;
 use self::http::{Outcome, Request};
-use crate::client::{Capabilities, SecretsClient, ValidationResult, not_implemented};
+use crate::client::{Capabilities, SecretsClient, SharedClient, ValidationResult, not_implemented};
 use crate::credentials::{CredentialResolver, Referent};
 use crate::error::{ErrorKind, ProviderError, Result};
+use crate::provider::{ClientContext, Provider};
 use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use crate::store::StoreId;
 use crate::value::{SecretMap, SecretValue};
@@ -77,6 +80,30 @@ const VALIDATE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15)
 /// secret references follow the store kind's namespace rules, no unsupported auth.
 pub fn validate_store(spec: &WebhookProvider, store: &StoreId) -> Result<()> {
     WebhookConfig::parse(spec, store).map(|_| ())
+}
+
+/// The `webhook` backend.
+#[derive(Debug, Clone, Copy)]
+pub struct Webhook;
+
+#[async_trait]
+impl Provider for Webhook {
+    type Spec = WebhookProvider;
+    const NAME: &'static str = "webhook";
+
+    fn validate_store(&self, spec: &WebhookProvider, store: &StoreId) -> Result<()> {
+        validate_store(spec, store)
+    }
+
+    async fn new_client(
+        &self,
+        spec: &WebhookProvider,
+        context: ClientContext<'_>,
+    ) -> Result<SharedClient> {
+        Ok(Arc::new(
+            WebhookClient::new(spec, context.credentials).await?,
+        ))
+    }
 }
 
 /// A client of one webhook store.

@@ -25,9 +25,10 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use external_secrets_crds::v1::FakeProvider;
 
-use crate::client::{Capabilities, SecretsClient, ValidationResult};
+use crate::client::{Capabilities, SecretsClient, SharedClient, ValidationResult};
 use crate::error::{ProviderError, Result};
 use crate::property::{json_property, raw_to_bytes};
+use crate::provider::{BackendState, ClientContext, Provider};
 use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef, convert_keys};
 use crate::store::StoreId;
 use crate::value::{SecretMap, SecretValue};
@@ -100,6 +101,40 @@ impl FakeBackend {
     /// Forgets a deleted store's memory.
     pub fn remove_store(&self, store: &StoreId) {
         self.stores.lock().expect("fake memory lock").remove(store);
+    }
+}
+
+impl BackendState for FakeBackend {
+    fn remove_store(&self, store: &StoreId) {
+        FakeBackend::remove_store(self, store);
+    }
+}
+
+/// The `fake` backend: clients serve the spec's data and the registry's [`FakeBackend`] memory.
+#[derive(Debug, Clone, Copy)]
+pub struct Fake;
+
+#[async_trait]
+impl Provider for Fake {
+    type Spec = FakeProvider;
+    const NAME: &'static str = "fake";
+
+    /// Clients ignore who uses them: one per ClusterSecretStore.
+    fn depends_on_caller(&self, _: &FakeProvider) -> bool {
+        false
+    }
+
+    fn validate_store(&self, spec: &FakeProvider, _: &StoreId) -> Result<()> {
+        validate_store(spec)
+    }
+
+    async fn new_client(
+        &self,
+        spec: &FakeProvider,
+        context: ClientContext<'_>,
+    ) -> Result<SharedClient> {
+        let memory = context.states.get::<FakeBackend>();
+        Ok(Arc::new(memory.new_client(context.store, spec)?))
     }
 }
 
@@ -267,5 +302,5 @@ impl SecretsClient for FakeClient {
 }
 
 #[cfg(test)]
-#[path = "fake_tests.rs"]
+#[path = "tests.rs"]
 mod tests;

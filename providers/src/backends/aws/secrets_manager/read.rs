@@ -11,7 +11,7 @@ use aws_sdk_secretsmanager::operation::describe_secret::DescribeSecretOutput;
 use aws_sdk_secretsmanager::primitives::Blob;
 
 use super::SecretsManager;
-use crate::aws::error::map_sdk_error;
+use crate::backends::aws::error::map_sdk_error;
 use crate::error::Result;
 use crate::value::SecretValue;
 

@@ -24,8 +24,10 @@ use base64::engine::general_purpose::STANDARD;
 use serde::Deserialize;
 
 use super::ParameterStore;
-use crate::aws::error::map_sdk_error;
-use crate::aws::metadata::{self, default_description, is_managed, owned_tags, tag_changes};
+use crate::backends::aws::error::map_sdk_error;
+use crate::backends::aws::metadata::{
+    self, default_description, is_managed, owned_tags, tag_changes,
+};
 use crate::error::{ErrorKind, ProviderError, Result};
 use crate::request::{PushRemoteRef, PushRequest};
 

@@ -1,0 +1,10 @@
+//! Contract fakes: test servers that stand in for vendor APIs no package registry can install.
+//!
+//! A fake speaks its vendor's documented wire protocol and refuses every request the real
+//! service would refuse (missing or wrong auth, paths, query parameters, bodies), so a wrong
+//! request fails the test instead of passing against a forgiving stub. Each vendor's fake is one
+//! module here whose doc names the API reference it follows and says it is a fake; all of them
+//! run on [`server::FakeServer`] (HTTPS on 127.0.0.1 with a throwaway CA, and a log of the
+//! requests received). The provider tests and the e2e tests share these fakes.
+
+pub mod server;

@@ -1,0 +1,17 @@
+//! One folder per backend, each behind its cargo feature. A backend exports one value
+//! implementing [`crate::provider::Provider`] (and its client, implementing
+//! [`crate::client::SecretsClient`]); the registry's [`crate::registry::Backend::of`] is the only
+//! place that names it. `providers/README.md` has the recipe for adding one.
+
+#[cfg(feature = "aws")]
+pub mod aws;
+#[cfg(feature = "fake")]
+pub mod fake;
+#[cfg(feature = "kubernetes")]
+pub mod kubernetes;
+#[cfg(feature = "vault")]
+pub mod openbao;
+#[cfg(feature = "vault")]
+pub mod vault;
+#[cfg(feature = "webhook")]
+pub mod webhook;
