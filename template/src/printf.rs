@@ -8,6 +8,10 @@ use super::gofmt::{
 };
 use super::value::Value;
 
+/// A `printf` whose output would pass its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputTooLarge(pub usize);
+
 #[derive(Default, Clone, Copy)]
 struct Spec {
     plus: bool,
@@ -19,8 +23,10 @@ struct Spec {
     precision: Option<usize>,
 }
 
-/// `fmt.Sprintf(format, args...)`.
-pub fn sprintf(format: &[u8], args: &[Value]) -> Vec<u8> {
+/// `fmt.Sprintf(format, args...)`, failing once the output passes `limit` bytes: one verb writes
+/// at most a million bytes of padding (Go's own width cap), so a format repeating a wide verb
+/// stops at the limit instead of allocating without bound.
+pub fn sprintf(format: &[u8], args: &[Value], limit: usize) -> Result<Vec<u8>, OutputTooLarge> {
     let mut out = Vec::new();
     let mut next_arg = 0;
     let mut index = 0;
@@ -69,6 +75,9 @@ pub fn sprintf(format: &[u8], args: &[Value]) -> Vec<u8> {
             }
             None => out.extend_from_slice(format!("%!{verb}(MISSING)").as_bytes()),
         }
+        if out.len() > limit {
+            return Err(OutputTooLarge(limit));
+        }
     }
     if !reordered && next_arg < args.len() {
         out.extend_from_slice(b"%!(EXTRA ");
@@ -86,7 +95,10 @@ pub fn sprintf(format: &[u8], args: &[Value]) -> Vec<u8> {
         }
         out.push(b')');
     }
-    out
+    if out.len() > limit {
+        return Err(OutputTooLarge(limit));
+    }
+    Ok(out)
 }
 
 fn next_char(format: &[u8], index: &mut usize) -> Option<char> {

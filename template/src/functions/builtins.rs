@@ -4,6 +4,7 @@
 
 use super::{Arity, Ctx, Entry, FuncError, FuncResult, int, string};
 use crate::gofmt::{is_print, sprint};
+use crate::limits::MAX_OUTPUT;
 use crate::printf::sprintf;
 use crate::value::{MapKind, Value};
 
@@ -68,7 +69,10 @@ fn joined(args: &[Value]) -> Vec<u8> {
 
 fn printf(_: &mut Ctx, args: &[Value]) -> FuncResult {
     let format = string(&args[0])?;
-    Ok(Value::str(sprintf(&format, &args[1..])))
+    let printed = sprintf(&format, &args[1..], MAX_OUTPUT).map_err(|too_large| {
+        FuncError(format!("printf output exceeds {} bytes", too_large.0))
+    })?;
+    Ok(Value::str(printed))
 }
 
 fn length(_: &mut Ctx, args: &[Value]) -> FuncResult {

@@ -59,6 +59,16 @@ fn output_and_values_are_bounded() {
 }
 
 #[test]
+fn printf_widths_are_bounded_before_they_allocate() {
+    // Issue 23: one wide verb repeated in one format would otherwise allocate a megabyte per
+    // repetition before any output limit applies.
+    let wide = format!("{{{{ printf \"{}\" 1 | len }}}}", "%[1]999999d".repeat(20));
+    assert!(fails(&wide, &[]).contains("printf output exceeds 8388608 bytes"));
+    // Go caps one width at a million: a single wide verb still prints.
+    assert_eq!(ok("{{ printf \"%[1]999999d\" 1 | len }}", &[]), "999999");
+}
+
+#[test]
 fn work_in_function_calls_is_bounded() {
     let budget = "exceeds its work budget";
     let big_strings = "{{ range until 100000 }}{{ $x := repeat 1000000 \"a\" }}{{ end }}";
