@@ -116,6 +116,30 @@ async fn kv_v2_reads_versions_properties_and_maps() {
     );
 }
 
+/// Issue 23: a secret missing from a mounted engine is `NotFound` (it drives `deletionPolicy`),
+/// but a path with no engine mounted (a moved or removed mount: OpenBao answers 404 "no handler
+/// for route") is a temporary error, so no deletion policy acts on it.
+#[tokio::test]
+async fn a_missing_mount_is_not_a_deleted_secret() {
+    let server = BaoServer::shared();
+    let mount = server.seeded_mount(&[]).await;
+    let client = root_client(server, &mount).await;
+    let missing = client
+        .get_secret(&RemoteRef::new("never/written"))
+        .await
+        .unwrap_err();
+    assert_eq!(missing.kind(), ErrorKind::NotFound, "{missing}");
+
+    let unmounted = root_client(server, &unique_name("moved")).await;
+    let error = unmounted
+        .get_secret(&RemoteRef::new("app/config"))
+        .await
+        .unwrap_err();
+    assert_ne!(error.kind(), ErrorKind::NotFound, "{error}");
+    assert!(error.is_temporary(), "{error}");
+    assert!(error.message().contains("no handler for route"), "{error}");
+}
+
 #[tokio::test]
 async fn kv_v1_reads_ignore_versions() {
     let server = BaoServer::shared();
@@ -237,7 +261,10 @@ async fn namespaces_scope_every_request() {
     provider.namespace = None;
     let outside = client(provider, token_source(ROOT_TOKEN)).await.unwrap();
     let error = outside.get_secret(&RemoteRef::new("db")).await.unwrap_err();
-    assert!(error.is_not_found(), "{error}");
+    // Outside the namespace no `kv` engine is mounted: a missing mount, not a deleted secret
+    // (issue 23; it was NotFound before).
+    assert!(!error.is_not_found(), "{error}");
+    assert!(error.message().contains("no handler for route"), "{error}");
 }
 
 #[tokio::test]

@@ -69,9 +69,8 @@ fn joined(args: &[Value]) -> Vec<u8> {
 
 fn printf(_: &mut Ctx, args: &[Value]) -> FuncResult {
     let format = string(&args[0])?;
-    let printed = sprintf(&format, &args[1..], MAX_OUTPUT).map_err(|too_large| {
-        FuncError(format!("printf output exceeds {} bytes", too_large.0))
-    })?;
+    let printed = sprintf(&format, &args[1..], MAX_OUTPUT)
+        .map_err(|too_large| FuncError(format!("printf output exceeds {} bytes", too_large.0)))?;
     Ok(Value::str(printed))
 }
 

@@ -192,8 +192,10 @@ impl Transport {
         let body = read_body(response, action).await?;
         if status.is_success() {
             Ok(Reply::Body(body))
-        } else if status == StatusCode::NOT_FOUND {
+        } else if status == StatusCode::NOT_FOUND && !names_no_route(&body) {
             Ok(Reply::Missing)
+        } else if status == StatusCode::NOT_FOUND {
+            Err(no_route(action))
         } else {
             Err(status_error(action, status, &body))
         }
@@ -280,6 +282,26 @@ async fn read_body(mut response: reqwest::Response, action: &str) -> Result<Vec<
 struct ErrorBody {
     #[serde(default)]
     errors: Vec<String>,
+}
+
+/// Whether a 404 answer says no engine is mounted at the path (`no handler for route ...`), as
+/// opposed to a missing secret in a mounted engine (no errors, or a deleted version's metadata).
+fn names_no_route(body: &[u8]) -> bool {
+    serde_json::from_slice::<ErrorBody>(body).is_ok_and(|answer| {
+        answer
+            .errors
+            .iter()
+            .any(|error| error.starts_with("no handler for route"))
+    })
+}
+
+/// A path whose mount is gone or moved: not a deleted secret. Upstream's client reads it as
+/// "not found", which would let `deletionPolicy: Delete` empty the target Secret while an
+/// operator moves a mount; here it is a temporary error (the target stays, retries back off).
+fn no_route(action: &str) -> ProviderError {
+    ProviderError::unavailable(format!(
+        "{action}: no secrets engine is mounted at this path (404 Not Found, no handler for route)"
+    ))
 }
 
 /// The error of a non-2xx, non-404 answer.
