@@ -24,6 +24,11 @@ pub const DEFAULT_MAX_RETRIES: u32 = 3;
 pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(250);
 /// Longest delay between two tries unless the store's interval is longer still.
 pub const DEFAULT_MAX_INTERVAL: Duration = Duration::from_secs(30);
+/// Most retries a store may ask for: each retry holds a reconcile worker, so a store written
+/// with `maxRetries: 2147483647` must not hold one for ever (upstream has no bound).
+pub const MAX_RETRIES: u32 = 10;
+/// Longest interval a store may ask for, for the same reason.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(300);
 
 /// How often and how patiently a failed call is tried again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,16 +65,20 @@ impl RetryPolicy {
     pub fn from_settings(max_retries: Option<i32>, retry_interval: Option<&str>) -> Result<Self> {
         let mut policy = Self::default();
         if let Some(max_retries) = max_retries {
-            policy.max_retries = u32::try_from(max_retries).map_err(|_| {
-                ProviderError::invalid_config(format!(
-                    "retrySettings.maxRetries must not be negative, got {max_retries}"
-                ))
-            })?;
+            policy.max_retries = u32::try_from(max_retries)
+                .map_err(|_| {
+                    ProviderError::invalid_config(format!(
+                        "retrySettings.maxRetries must not be negative, got {max_retries}"
+                    ))
+                })?
+                .min(MAX_RETRIES);
         }
         if let Some(interval) = retry_interval {
-            policy.interval = parse_go_duration(interval).map_err(|error| {
-                ProviderError::invalid_config(format!("retrySettings.retryInterval: {error}"))
-            })?;
+            policy.interval = parse_go_duration(interval)
+                .map_err(|error| {
+                    ProviderError::invalid_config(format!("retrySettings.retryInterval: {error}"))
+                })?
+                .min(MAX_INTERVAL);
             policy.max_interval = policy.max_interval.max(policy.interval);
         }
         Ok(policy)
@@ -144,6 +153,11 @@ mod tests {
         assert_eq!(policy.interval, Duration::from_secs(60));
         assert_eq!(policy.max_interval, Duration::from_secs(60));
         assert!(RetryPolicy::from_settings(Some(-1), None).is_err());
+        // Issue 23: a store cannot hold a worker for ever with huge retry settings.
+        let greedy = RetryPolicy::from_settings(Some(i32::MAX), Some("100000h")).unwrap();
+        assert_eq!(greedy.max_retries, MAX_RETRIES);
+        assert_eq!(greedy.interval, MAX_INTERVAL);
+        assert_eq!(greedy.backoff(u32::MAX), MAX_INTERVAL);
         let error = RetryPolicy::from_settings(None, Some("soon")).unwrap_err();
         assert_eq!(error.reason(), "InvalidConfig");
     }

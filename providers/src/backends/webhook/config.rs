@@ -7,7 +7,7 @@ use std::time::Duration;
 use external_secrets_crds::v1::WebhookProvider;
 use external_secrets_template::{MissingKey, Options, Template};
 
-use super::http::DEFAULT_TIMEOUT;
+use super::http::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
 use crate::duration::parse_go_duration;
 use crate::error::{ProviderError, Result};
 use crate::store::{StoreId, StoreKind};
@@ -75,7 +75,8 @@ impl WebhookConfig {
         let timeout = match spec.timeout.as_deref() {
             None => DEFAULT_TIMEOUT,
             Some(timeout) => parse_go_duration(timeout)
-                .map_err(|error| ProviderError::invalid_config(format!("timeout: {error}")))?,
+                .map_err(|error| ProviderError::invalid_config(format!("timeout: {error}")))?
+                .min(MAX_TIMEOUT),
         };
         let headers = spec
             .headers
@@ -177,6 +178,10 @@ mod tests {
         assert_eq!(config.timeout, Duration::from_secs(2));
         assert_eq!(config.headers.len(), 1);
         assert!(config.body.is_none() && config.json_path.is_none());
+        // Issue 23: one call cannot hold a reconcile worker for hours.
+        provider.timeout = Some("100000h".into());
+        let config = WebhookConfig::parse(&provider, &namespaced()).unwrap();
+        assert_eq!(config.timeout, MAX_TIMEOUT);
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 /// Request timeout when the store sets none (upstream waits forever; a hung endpoint would block
 /// a reconcile worker).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// The longest `timeout` a store may set: a call holds a reconcile worker while it waits.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Builds the HTTP client of one store.
 pub fn build_client(timeout: Duration, ca_pem: Option<&[u8]>) -> Result<reqwest::Client> {
