@@ -9,25 +9,9 @@ pub enum Error {
     /// The spec is unusable as written; waits for a change.
     #[error("{0}")]
     InvalidSpec(String),
-    /// The referenced store does not exist (yet).
-    #[error("could not get {0}: not found")]
-    StoreNotFound(String),
-    /// The referenced store exists but is not Ready (upstream's flood gate).
-    #[error("the desired {0} is not ready")]
-    StoreNotReady(String),
-    /// A ClusterSecretStore's `spec.conditions` exclude the ExternalSecret's namespace.
-    #[error(
-        "using cluster store {store:?} is not allowed from namespace {namespace:?}: denied by spec.condition"
-    )]
-    StoreNotAllowed {
-        /// The ClusterSecretStore.
-        store: String,
-        /// The ExternalSecret's namespace.
-        namespace: String,
-    },
-    /// The store only accepts writes.
-    #[error("{0} is write-only: ExternalSecrets cannot read from it")]
-    StoreWriteOnly(String),
+    /// A store cannot be used: missing, not Ready, not allowed from the namespace, write-only.
+    #[error(transparent)]
+    Store(#[from] crate::stores::Error),
     /// The provider failed; `what` names the entry.
     #[error("{what}: {source}")]
     Provider {
@@ -48,18 +32,25 @@ pub enum Error {
 }
 
 impl Error {
+    /// A bounded PascalCase reason for logs and metric labels.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Error::InvalidSpec(_) => "InvalidSpec",
+            Error::Store(error) => error.reason(),
+            Error::Provider { source, .. } => source.reason(),
+            Error::Generator(_) => "GeneratorFailed",
+            Error::TemplateSource(_) => "TemplateSourceUnavailable",
+            Error::Kube(_) => "KubernetesAPIError",
+        }
+    }
+
     /// Whether retrying with backoff may help; permanent errors wait for a change.
     pub fn is_temporary(&self) -> bool {
         match self {
-            Error::InvalidSpec(_) | Error::StoreNotAllowed { .. } | Error::StoreWriteOnly(_) => {
-                false
-            }
+            Error::InvalidSpec(_) => false,
+            Error::Store(error) => error.is_temporary(),
             Error::Provider { source, .. } => source.is_temporary(),
-            Error::StoreNotFound(_)
-            | Error::StoreNotReady(_)
-            | Error::TemplateSource(_)
-            | Error::Generator(_)
-            | Error::Kube(_) => true,
+            Error::TemplateSource(_) | Error::Generator(_) | Error::Kube(_) => true,
         }
     }
 }

@@ -4,23 +4,22 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
 use external_secrets_crds::v1::{
     ExternalSecret, ExternalSecretDeletionPolicy, ExternalSecretNullBytePolicy,
     ExternalSecretRewrite, SecretStoreRef,
 };
-use external_secrets_providers::request::{DecodingStrategy, Find, RemoteRef, convert_keys};
+use external_secrets_providers::request::{Find, RemoteRef, convert_keys};
 use external_secrets_providers::{
     Backend, ClientManager, ProviderError, SecretMap, SecretValue, SharedClient, StoreId,
 };
 
 use super::dedup::Coalescer;
 use super::error::Error;
-use super::stores::FoundStore;
-use super::target::SecretData;
 use crate::controllers::rewrite::KeyRewrite;
+use crate::controllers::template::{SecretData, decode};
 use crate::generators::{self, GeneratorSource};
 use crate::metrics::Metrics;
+use crate::stores::FoundStore;
 
 /// Everything one sync needs to reach providers.
 pub struct Fetcher<'a> {
@@ -245,9 +244,8 @@ impl Fetcher<'_> {
         namespace: &str,
         what: &str,
     ) -> Result<SharedClient, Error> {
-        let store_ref = store.store_ref();
-        self.clients
-            .client(&store_ref, Some(namespace))
+        store
+            .client(self.clients, namespace)
             .await
             .map_err(|source| Error::Provider {
                 what: format!("{what}: {}", store.describe()),
@@ -256,9 +254,8 @@ impl Fetcher<'_> {
     }
 
     fn count<T>(&self, store: &FoundStore, call: &str, result: &Result<T, ProviderError>) {
-        let provider = Backend::of(&store.spec().provider).map_or("unknown", |b| b.name());
         self.metrics
-            .count_provider_call(provider, call, result.is_ok());
+            .count_provider_call(store.provider_name(), call, result.is_ok());
     }
 }
 
@@ -339,55 +336,11 @@ fn rewrite(
     Ok(data)
 }
 
-/// Applies a decoding strategy; `Auto` keeps values that are not base64.
-pub fn decode(strategy: DecodingStrategy, value: Vec<u8>) -> Result<Vec<u8>, String> {
-    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
-    let text = || String::from_utf8_lossy(&value).trim().to_owned();
-    match strategy {
-        DecodingStrategy::None => Ok(value),
-        DecodingStrategy::Base64 => STANDARD
-            .decode(text())
-            .map_err(|_| "the value is not valid base64".to_owned()),
-        DecodingStrategy::Base64Url => URL_SAFE
-            .decode(text())
-            .map_err(|_| "the value is not valid base64url".to_owned()),
-        DecodingStrategy::Auto => Ok(STANDARD
-            .decode(text())
-            .or_else(|_| URL_SAFE.decode(text()))
-            .unwrap_or(value)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use external_secrets_crds::v1::ExternalSecretRewriteRegexp;
     use external_secrets_providers::SecretValue;
-
-    #[test]
-    fn decoding_strategies() {
-        assert_eq!(
-            decode(DecodingStrategy::Base64, b"aGk=".to_vec()).unwrap(),
-            b"hi"
-        );
-        assert!(decode(DecodingStrategy::Base64, b"not base64!".to_vec()).is_err());
-        assert_eq!(
-            decode(DecodingStrategy::Base64Url, b"Pz8-".to_vec()).unwrap(),
-            b"??>"
-        );
-        assert_eq!(
-            decode(DecodingStrategy::Auto, b"aGk=".to_vec()).unwrap(),
-            b"hi"
-        );
-        assert_eq!(
-            decode(DecodingStrategy::Auto, b"plain!".to_vec()).unwrap(),
-            b"plain!"
-        );
-        assert_eq!(
-            decode(DecodingStrategy::None, b"aGk=".to_vec()).unwrap(),
-            b"aGk="
-        );
-    }
 
     #[test]
     fn regexp_transform_and_merge_rewrites_apply_in_order() {

@@ -8,19 +8,21 @@
 //! Whether a sync is due is decided from the ExternalSecret's status, so a restart calls no
 //! provider and writes no Secret for ExternalSecrets that are not due.
 
+pub mod context;
 pub mod dedup;
 pub mod error;
 pub mod fetch;
 pub mod generic;
-pub mod hash;
+pub mod inputs;
+pub mod outcome;
+
 pub mod read;
 pub mod reconcile;
 pub mod refresh;
 pub mod status;
-pub mod stores;
+
 pub mod sync_window;
 pub mod target;
-pub mod template;
 
 use std::sync::Arc;
 
@@ -38,9 +40,10 @@ use kube::{Api, ResourceExt};
 
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
+use crate::stores::{Stores, kind_and_name};
+use context::{CONTROLLER, EsContext};
 use fetch::SharedReads;
-use reconcile::{CONTROLLER, EsContext, ReconcileError};
-use stores::{Stores, kind_and_name};
+use reconcile::ReconcileError;
 
 /// Runs the ExternalSecret controller until `shutdown` completes.
 pub async fn run(

@@ -2,14 +2,12 @@
 //! -> write the target Secret (only when it differs) -> status, events, metrics -> requeue at
 //! the next refresh. A failure never touches the Secret already synced.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use external_secrets_crds::v1::{
     ExternalSecret, ExternalSecretCreationPolicy, ExternalSecretDeletionPolicy, SecretStoreRef,
     SecretStoreRefKind,
 };
-use external_secrets_providers::credentials::KubeSecretSource;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
@@ -18,37 +16,18 @@ use kube::runtime::events::EventType;
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
+use super::context::{CONTROLLER, EsContext};
 use super::error::Error;
-use super::fetch::SharedReads;
-use super::generic::{self, GenericTargets};
-use super::read::{NamespaceLabels, ReadFailure, Reader, store_references};
+use super::generic;
+use super::inputs::{read_provider_data, template_sources};
+use super::outcome::{fail, finish, publish, requeue};
+use super::read::store_references;
 use super::refresh;
 use super::status::{self, Ready, Synced};
-use super::stores::{Stores, kind_and_name};
-use super::target::{self, SecretData};
-use super::template;
-use crate::context::{Context, FIELD_MANAGER};
+use super::target;
 use crate::controllers::backoff::FailureBackoff;
-use crate::generators::KubeGenerators;
-
-/// The controller's name in metrics and logs.
-pub const CONTROLLER: &str = "externalsecret";
-/// Upstream's event recorder name for ExternalSecrets.
-const EVENT_REPORTER: &str = "external-secrets";
-
-/// What the ExternalSecret reconciler shares.
-pub struct EsContext {
-    /// State shared with the other controllers.
-    pub shared: Arc<Context>,
-    /// Watch caches of both store kinds.
-    pub stores: Stores,
-    /// Whether ClusterSecretStores may be used (`--enable-cluster-store-reconciler`).
-    pub cluster_stores_enabled: bool,
-    /// Provider reads shared across ExternalSecrets (`--provider-read-dedup-window`).
-    pub reads: SharedReads,
-    /// Generic targets (`spec.target.manifest`).
-    pub generic: GenericTargets,
-}
+use crate::controllers::template::SecretData;
+use crate::stores::kind_and_name;
 
 /// Why a reconcile ended in error (the status already says so).
 #[derive(Debug, thiserror::Error)]
@@ -81,7 +60,14 @@ pub fn error_policy(
     error: &ReconcileError,
     backoff: &FailureBackoff,
 ) -> Action {
-    if error.0.is_temporary() {
+    let error = &error.0;
+    tracing::debug!(
+        controller = CONTROLLER,
+        reason = error.reason(),
+        temporary = error.is_temporary(),
+        "sync failed"
+    );
+    if error.is_temporary() {
         Action::requeue(backoff.failed(es))
     } else {
         Action::await_change()
@@ -133,7 +119,7 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
     };
     let synced = |binding: Option<String>| Synced {
         refresh_time: now,
-        resource_version: refresh::synced_resource_version(&es.metadata),
+        resource_version: crate::controllers::metadata::synced_resource_version(&es.metadata),
         binding,
     };
     let policy = es.spec.target.creation_policy;
@@ -238,7 +224,7 @@ async fn delete_orphaned(
     let selector = format!(
         "{}={}",
         target::LABEL_OWNER,
-        super::hash::owner_label(&namespace, &es.name_any())
+        crate::controllers::hash::owner_label(&namespace, &es.name_any())
     );
     let owned = secrets
         .list_metadata(&ListParams::default().labels(&selector))
@@ -265,55 +251,6 @@ async fn delete_orphaned(
     Ok(())
 }
 
-/// The ConfigMaps and Secrets the target template of `es` names, from its namespace.
-pub(super) async fn template_sources(
-    es: &ExternalSecret,
-    context: &EsContext,
-) -> Result<template::TemplateSources, Error> {
-    let source = KubeSecretSource::new(context.shared.client.clone());
-    let namespace = es.namespace().unwrap_or_default();
-    template::sources(
-        es.spec.target.template.as_ref(),
-        template::TEMPLATE_FIELD,
-        &namespace,
-        &source,
-    )
-    .await
-    .map_err(Error::TemplateSource)
-}
-
-/// Reads the provider data of `es` (a note event for each entry upstream reports missing);
-/// an error comes with upstream's message for the failed step.
-pub(super) async fn read_provider_data(
-    es: &ExternalSecret,
-    context: &EsContext,
-) -> Result<SecretData, ReadFailure> {
-    let shared = &context.shared;
-    let namespaces = NamespaceLabels::Cluster(Box::new(Api::all(shared.client.clone())));
-    let generators = KubeGenerators::new(shared.client.clone());
-    let reader = Reader {
-        stores: &context.stores,
-        clients: &shared.clients,
-        metrics: &shared.metrics,
-        namespaces: &namespaces,
-        flood_gate: shared.settings.flood_gate,
-        shared: &context.reads,
-        generators: &generators,
-    };
-    let fetched = reader.read(es).await?;
-    for note in &fetched.missing {
-        publish(
-            es,
-            context,
-            EventType::Normal,
-            "MissingProviderSecret",
-            note,
-        )
-        .await;
-    }
-    Ok(fetched.data)
-}
-
 /// Upstream skips (without any status) ExternalSecrets using a store of another controller
 /// class, or a ClusterSecretStore while that reconciler is disabled.
 fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext) -> bool {
@@ -328,12 +265,7 @@ fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext)
             .stores
             .find(reference, &namespace)
             .ok()
-            .is_some_and(|store| {
-                !crate::controllers::secret_store::status::should_process(
-                    store.spec(),
-                    &context.shared.settings.controller_class,
-                )
-            })
+            .is_some_and(|store| !store.is_processed_by(&context.shared.settings.controller_class))
     })
 }
 
@@ -389,114 +321,4 @@ async fn write_target(
     };
     publish(es, context, EventType::Normal, reason, note).await;
     Ok(())
-}
-
-/// Records a failure: condition (upstream's step message + error), Warning event, metrics.
-async fn fail(
-    es: &ExternalSecret,
-    context: &EsContext,
-    error: Error,
-    step: Option<&str>,
-) -> Result<Action, Error> {
-    let ready = match step {
-        Some(step) => Ready::failed(step, &error),
-        None => Ready::failed_plain(&error),
-    };
-    fail_as(es, context, error, ready).await
-}
-
-/// Records a failure whose condition is `ready`: Warning event, status, metrics.
-pub(super) async fn fail_as(
-    es: &ExternalSecret,
-    context: &EsContext,
-    error: Error,
-    ready: Ready,
-) -> Result<Action, Error> {
-    tracing::warn!(
-        externalsecret = %es.name_any(),
-        namespace = %es.namespace().unwrap_or_default(),
-        %error,
-        "sync failed"
-    );
-    publish(
-        es,
-        context,
-        EventType::Warning,
-        "UpdateFailed",
-        &error.to_string(),
-    )
-    .await;
-    write_status(es, context, &ready, None).await?;
-    Err(error)
-}
-
-/// Records an outcome that is not an error and schedules the next refresh.
-pub(super) async fn finish(
-    es: &ExternalSecret,
-    context: &EsContext,
-    ready: Ready,
-    synced: Option<Synced>,
-    interval: Duration,
-    now: Timestamp,
-) -> Result<Action, Error> {
-    write_status(es, context, &ready, synced.as_ref()).await?;
-    Ok(requeue(es, interval, now, now))
-}
-
-/// Requeues at the next refresh counted from `refreshed`, or waits for a change.
-pub(super) fn requeue(
-    es: &ExternalSecret,
-    interval: Duration,
-    refreshed: Timestamp,
-    now: Timestamp,
-) -> Action {
-    refresh::next_refresh(es, interval, refreshed, now, fastrand::f64())
-        .map_or_else(Action::await_change, Action::requeue)
-}
-
-/// Writes the status (server-side apply on the status subresource) when it changed.
-async fn write_status(
-    es: &ExternalSecret,
-    context: &EsContext,
-    ready: &Ready,
-    synced: Option<&Synced>,
-) -> Result<(), Error> {
-    let previous = es.status.as_ref();
-    let next = status::next_status(previous, ready, synced, Timestamp::now());
-    let namespace = es.namespace().unwrap_or_default();
-    context
-        .shared
-        .metrics
-        .set_external_secret_condition(&es.name_any(), &namespace, ready.status);
-    if previous == Some(&next) {
-        return Ok(());
-    }
-    let patch = json!({
-        "apiVersion": ExternalSecret::api_version(&()),
-        "kind": ExternalSecret::kind(&()),
-        "status": next,
-    });
-    Api::<ExternalSecret>::namespaced(context.shared.client.clone(), &namespace)
-        .patch_status(
-            &es.name_any(),
-            &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&patch),
-        )
-        .await
-        .map_err(Error::Kube)?;
-    Ok(())
-}
-
-pub(super) async fn publish(
-    es: &ExternalSecret,
-    context: &EsContext,
-    kind: EventType,
-    reason: &str,
-    note: &str,
-) {
-    let object = es.object_ref(&());
-    context
-        .shared
-        .publish(EVENT_REPORTER, &object, kind, reason, note, "Sync")
-        .await;
 }

@@ -9,9 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use external_secrets_crds::v1::{
-    ClusterSecretStore, GeneratorRef, SecretStore, SecretStoreRefKind,
-};
+use external_secrets_crds::v1::{GeneratorRef, SecretStoreRefKind};
 use external_secrets_crds::v1alpha1::{
     PushSecret, PushSecretDeletionPolicy, PushSecretStatus, PushSecretStatusCondition,
     PushSecretUpdatePolicy,
@@ -33,12 +31,11 @@ use serde_json::json;
 use super::plan::{self, Synced};
 use super::{data_to, template};
 use crate::context::{Context, FIELD_MANAGER};
-use crate::controllers::external_secret;
-use crate::controllers::external_secret::read::NamespaceLabels;
-use crate::controllers::external_secret::refresh::synced_resource_version;
-use crate::controllers::external_secret::stores::{FoundStore, cluster_store_admits};
-use crate::controllers::secret_store::status::should_process;
+use crate::controllers::metadata::synced_resource_version;
 use crate::generators::{self, KubeGenerators};
+use crate::labels::selector_query;
+use crate::stores::admission::check_admitted;
+use crate::stores::{FoundStore, NamespaceLabels, lookup};
 
 /// The controller's name in metrics and logs.
 pub const CONTROLLER: &str = "pushsecret";
@@ -252,75 +249,45 @@ async fn resolve_stores(
     push_secret: &PushSecret,
     context: &PsContext,
 ) -> Result<BTreeMap<String, FoundStore>, String> {
-    let client = context.shared.client.clone();
+    let client = &context.shared.client;
     let namespace = push_secret.namespace().unwrap_or_default();
     let class = &context.shared.settings.controller_class;
     let namespaces = NamespaceLabels::Cluster(Box::new(Api::all(client.clone())));
     let mut found = Vec::new();
     for (index, reference) in push_secret.spec.secret_store_refs.iter().enumerate() {
-        let field = format!("spec.secretStoreRefs[{index}]");
-        let cluster = reference.kind == SecretStoreRefKind::ClusterSecretStore;
-        if cluster && !context.cluster_stores_enabled {
+        let kind = reference.kind;
+        if kind == SecretStoreRefKind::ClusterSecretStore && !context.cluster_stores_enabled {
             continue;
         }
-        let list = |selector: &external_secrets_crds::meta::LabelSelector| {
-            ListParams::default().labels(&plan::selector_query(selector))
-        };
-        match (&reference.name, &reference.label_selector, cluster) {
-            (Some(name), _, false) => {
-                let api: Api<SecretStore> = Api::namespaced(client.clone(), &namespace);
-                let store = api.get_opt(name).await.map_err(|e| e.to_string())?;
-                let store = store
-                    .ok_or_else(|| format!("could not get SecretStore {name:?}, not found"))?;
-                found.push(FoundStore::Namespaced(Arc::new(store)));
+        match (&reference.name, &reference.label_selector) {
+            (Some(name), _) => {
+                let store = lookup::get(client, kind, name, &namespace)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let store =
+                    store.ok_or_else(|| format!("could not get {kind:?} {name:?}, not found"))?;
+                found.push(store);
             }
-            (Some(name), _, true) => {
-                let api: Api<ClusterSecretStore> = Api::all(client.clone());
-                let store = api.get_opt(name).await.map_err(|e| e.to_string())?;
-                let store = store.ok_or_else(|| {
-                    format!("could not get ClusterSecretStore {name:?}, not found")
-                })?;
-                found.push(FoundStore::Cluster(Arc::new(store)));
+            (None, Some(selector)) => found.extend(
+                lookup::list(client, kind, selector, &namespace)
+                    .await
+                    .map_err(|e| e.to_string())?,
+            ),
+            (None, None) => {
+                return Err(format!(
+                    "spec.secretStoreRefs[{index}]: name or labelSelector is required"
+                ));
             }
-            (None, Some(selector), false) => {
-                let api: Api<SecretStore> = Api::namespaced(client.clone(), &namespace);
-                let stores = api.list(&list(selector)).await.map_err(|e| e.to_string())?;
-                found.extend(
-                    stores
-                        .items
-                        .into_iter()
-                        .map(|s| FoundStore::Namespaced(Arc::new(s))),
-                );
-            }
-            (None, Some(selector), true) => {
-                let api: Api<ClusterSecretStore> = Api::all(client.clone());
-                let stores = api.list(&list(selector)).await.map_err(|e| e.to_string())?;
-                found.extend(
-                    stores
-                        .items
-                        .into_iter()
-                        .map(|s| FoundStore::Cluster(Arc::new(s))),
-                );
-            }
-            (None, None, _) => return Err(format!("{field}: name or labelSelector is required")),
         }
     }
     let mut stores = BTreeMap::new();
     for store in found {
-        if !should_process(store.spec(), class) {
+        if !store.is_processed_by(class) {
             continue;
         }
-        if let FoundStore::Cluster(cluster) = &store {
-            let admitted = cluster_store_admits(cluster, &namespace, &namespaces)
-                .await
-                .map_err(|e| e.to_string())?;
-            if !admitted {
-                return Err(format!(
-                    "using cluster store {:?} is not allowed from namespace {namespace:?}: denied by spec.condition",
-                    cluster.name_any()
-                ));
-            }
-        }
+        check_admitted(&store, &namespace, &namespaces)
+            .await
+            .map_err(|e| e.to_string())?;
         let id = store.store_ref().id;
         stores.insert(format!("{}/{}", id.kind, id.name), store);
     }
@@ -361,7 +328,7 @@ async fn source_secrets(
             Err(error) => Err(failed(error)),
         },
         (None, Some(selector)) => api
-            .list(&ListParams::default().labels(&plan::selector_query(selector)))
+            .list(&ListParams::default().labels(&selector_query(selector)))
             .await
             .map(|list| list.items)
             .map_err(failed),
@@ -477,7 +444,7 @@ async fn push(
     let (raw, metadata) = match &push_secret.spec.template {
         Some(template) => {
             let source = KubeSecretSource::new(context.shared.client.clone());
-            let sources = external_secret::template::sources(
+            let sources = crate::controllers::template::sources(
                 Some(template),
                 "spec.template",
                 &namespace,
@@ -559,18 +526,13 @@ async fn delete_stale(
         let Some((kind, name)) = store_key.split_once('/') else {
             continue;
         };
-        let store = match kind {
-            "ClusterSecretStore" => Api::<ClusterSecretStore>::all(context.shared.client.clone())
-                .get_opt(name)
-                .await
-                .map_err(|e| e.to_string())?
-                .map(|s| FoundStore::Cluster(Arc::new(s))),
-            _ => Api::<SecretStore>::namespaced(context.shared.client.clone(), &namespace)
-                .get_opt(name)
-                .await
-                .map_err(|e| e.to_string())?
-                .map(|s| FoundStore::Namespaced(Arc::new(s))),
+        let kind = match kind {
+            "ClusterSecretStore" => SecretStoreRefKind::ClusterSecretStore,
+            _ => SecretStoreRefKind::SecretStore,
         };
+        let store = lookup::get(&context.shared.client, kind, name, &namespace)
+            .await
+            .map_err(|e| e.to_string())?;
         let Some(store) = store else {
             // The store is gone, and with it what was pushed through it.
             continue;
@@ -590,10 +552,8 @@ async fn client(
     store: &FoundStore,
     namespace: &str,
 ) -> Result<SharedClient, String> {
-    context
-        .shared
-        .clients
-        .client(&store.store_ref(), Some(namespace))
+    store
+        .client(&context.shared.clients, namespace)
         .await
         .map_err(|error| {
             format!(
@@ -604,12 +564,10 @@ async fn client(
 }
 
 fn count(context: &PsContext, store: &FoundStore, call: &str, ok: bool) {
-    let provider = external_secrets_providers::Backend::of(&store.spec().provider)
-        .map_or("unknown", |b| b.name());
     context
         .shared
         .metrics
-        .count_provider_call(provider, call, ok);
+        .count_provider_call(store.provider_name(), call, ok);
 }
 
 /// Records a failure: condition, Warning event, metrics; keeps `synced` (or the previous

@@ -17,10 +17,10 @@ use kube::{Api, ResourceExt};
 use serde_json::{Value, json};
 
 use super::{FINALIZER, render, validate};
+use crate::controllers::external_secret::context::EsContext;
 use crate::controllers::external_secret::error::Error;
-use crate::controllers::external_secret::reconcile::{
-    EsContext, fail_as, finish, publish, read_provider_data, requeue, template_sources,
-};
+use crate::controllers::external_secret::inputs::{read_provider_data, template_sources};
+use crate::controllers::external_secret::outcome::{fail_as, finish, publish, requeue};
 use crate::controllers::external_secret::refresh;
 use crate::controllers::external_secret::status::{self, Ready, Synced};
 use crate::controllers::external_secret::target::target_name;
@@ -99,7 +99,7 @@ pub async fn sync(
     };
     let synced = Synced {
         refresh_time: now,
-        resource_version: refresh::synced_resource_version(&es.metadata),
+        resource_version: crate::controllers::metadata::synced_resource_version(&es.metadata),
         binding: None,
     };
     if data.is_empty() {
@@ -251,7 +251,7 @@ async fn desired(
     es: &ExternalSecret,
     context: &EsContext,
     manifest: &ManifestReference,
-    data: &crate::controllers::external_secret::target::SecretData,
+    data: &crate::controllers::template::SecretData,
     base: Option<&Value>,
 ) -> Result<Value, Error> {
     let sources = template_sources(es, context).await?;
