@@ -28,7 +28,7 @@ use crate::controllers::external_secret::read::Reader;
 use crate::controllers::external_secret::status::{self, Ready};
 use crate::controllers::external_secret::{generic, target};
 use crate::controllers::template::{self, SecretData};
-use crate::generators::GeneratorSource;
+use crate::generators::{self, GeneratorSource};
 use crate::metrics::Metrics;
 use crate::stores::{NamespaceLabels, Stores};
 
@@ -60,8 +60,8 @@ impl GeneratorSource for FileGenerators {
         &self,
         namespace: &str,
         reference: &GeneratorRef,
-    ) -> Result<Option<Value>, String> {
-        let kind = serde_json::to_value(reference.kind).map_err(|error| error.to_string())?;
+    ) -> Result<Option<Value>, generators::Error> {
+        let kind = serde_json::to_value(reference.kind).map_err(generators::Error::Object)?;
         let kind = kind.as_str().unwrap_or_default().to_owned();
         let namespace = if kind == "ClusterGenerator" {
             ""

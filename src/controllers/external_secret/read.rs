@@ -47,11 +47,9 @@ impl Reader<'_> {
             .map_err(|error| (error, None))?;
         let default_ref = es.spec.secret_store_ref.clone();
         let resolve = move |reference: Option<&SecretStoreRef>| -> Result<FoundStore, Error> {
-            let reference = reference.or(default_ref.as_ref()).ok_or_else(|| {
-                Error::InvalidSpec(
-                    "spec.secretStoreRef: required unless every entry names its sourceRef".into(),
-                )
-            })?;
+            let reference = reference
+                .or(default_ref.as_ref())
+                .ok_or(Error::MissingStoreRef)?;
             let (kind, name) = kind_and_name(reference);
             let found = stores.get(&(kind, name.to_owned())).cloned();
             found.ok_or_else(|| {

@@ -86,7 +86,7 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
     }
     let interval = match refresh::interval(es) {
         Ok(interval) => interval,
-        Err(message) => return fail(es, context, Error::InvalidSpec(message), None).await,
+        Err(error) => return fail(es, context, error, None).await,
     };
     if let Some(manifest) = &es.spec.target.manifest {
         return generic::sync::sync(es, context, manifest, interval).await;
@@ -127,9 +127,10 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         match es.spec.target.deletion_policy {
             ExternalSecretDeletionPolicy::Delete => {
                 if policy != ExternalSecretCreationPolicy::Owner {
-                    let error = Error::InvalidSpec(format!(
-                        "unable to delete secret {target_name}: creationPolicy={policy:?} is not Owner"
-                    ));
+                    let error = Error::DeleteNotOwner {
+                        what: format!("secret {target_name}"),
+                        policy,
+                    };
                     return fail(es, context, error, Some(status::MESSAGE_DELETE_FAILED)).await;
                 }
                 if existing.is_some() {
@@ -278,8 +279,7 @@ async fn write_target(
     data: &SecretData,
 ) -> Result<(), Error> {
     let sources = template_sources(es, context).await?;
-    let desired = target::desired_secret(es, data, existing, &sources)
-        .map_err(|e| Error::InvalidSpec(e.to_string()))?;
+    let desired = target::desired_secret(es, data, existing, &sources)?;
     if let Some(existing) = existing {
         if let Some(owner) = target::other_external_secret_owner(
             existing
@@ -289,20 +289,16 @@ async fn write_target(
                 .unwrap_or_default(),
             es,
         ) {
-            return Err(Error::InvalidSpec(format!(
-                "target is owned by another ExternalSecret: secret is owned by another ExternalSecret: {owner}"
-            )));
+            return Err(Error::OwnedByAnother(owner));
         }
         if target::is_up_to_date(existing, &desired) {
             return Ok(());
         }
         if existing.immutable == Some(true) {
-            return Err(Error::InvalidSpec(
-                "could not update secret, target is immutable".into(),
-            ));
+            return Err(Error::ImmutableTarget);
         }
     }
-    let mut body = serde_json::to_value(&desired).map_err(|e| Error::InvalidSpec(e.to_string()))?;
+    let mut body = serde_json::to_value(&desired).map_err(Error::Encode)?;
     body["apiVersion"] = json!("v1");
     body["kind"] = json!("Secret");
     let name = target::target_name(es);

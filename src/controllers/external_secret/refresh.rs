@@ -8,12 +8,13 @@ use external_secrets_crds::v1::{ExternalSecret, ExternalSecretRefreshPolicy};
 use external_secrets_providers::duration::parse_go_duration;
 use k8s_openapi::jiff::Timestamp;
 
+use super::error::Error;
 use crate::controllers::metadata::synced_resource_version;
 
 /// The refresh interval, `spec.refreshInterval`; zero means "sync once".
-pub fn interval(es: &ExternalSecret) -> Result<Duration, String> {
+pub fn interval(es: &ExternalSecret) -> Result<Duration, Error> {
     parse_go_duration(&es.spec.refresh_interval)
-        .map_err(|error| format!("spec.refreshInterval: {error}"))
+        .map_err(|error| Error::RefreshInterval(error.to_string()))
 }
 
 /// When the provider was last read, if ever.

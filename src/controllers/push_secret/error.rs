@@ -69,7 +69,7 @@ pub enum SourceError {
     Read(#[source] kube::Error),
     /// `spec.selector.generatorRef` could not generate.
     #[error("spec.selector.generatorRef: {0}")]
-    Generator(String),
+    Generator(#[source] crate::generators::Error),
 }
 
 /// Why pushing one source Secret failed.
