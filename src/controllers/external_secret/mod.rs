@@ -58,23 +58,15 @@ pub async fn run(
     let queue = Arc::new(QueueDepth::new(CONTROLLER, context.metrics.clone()));
     let started = queue.clone();
     let (secret_store_reader, secret_store_writer) = reflector::store();
-    let secret_stores = watcher(
+    let secret_stores = cached_watch(
         settings.scoped_api::<SecretStore>(client.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .modify(forget_managed_fields)
-    .reflect(secret_store_writer)
-    .applied_objects();
+        secret_store_writer,
+    );
     let (cluster_store_reader, cluster_store_writer) = reflector::store();
-    let cluster_stores = watcher(
+    let cluster_stores = cached_watch(
         Api::<ClusterSecretStore>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .modify(forget_managed_fields)
-    .reflect(cluster_store_writer)
-    .applied_objects();
+        cluster_store_writer,
+    );
     let managed_secrets = watcher(
         settings.scoped_api::<PartialObjectMeta<Secret>>(client.clone()),
         watcher::Config::default().labels(&format!("{}=true", target::LABEL_MANAGED)),
@@ -169,21 +161,51 @@ pub async fn run(
             es_context,
         )
         .for_each(|result| {
-            if let Err(controller::Error::ObjectNotFound(object)) = &result {
-                let gone = ObjectRef::<ExternalSecret>::new(&object.name);
-                queue.taken(&match &object.namespace {
-                    Some(namespace) => gone.within(namespace),
-                    None => gone,
-                });
-            }
-            async move {
-                if let Err(error) = result {
-                    tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
-                }
-            }
+            finished(&queue, &result);
+            async {}
         })
         .await;
     tracing::info!(controller = CONTROLLER, "controller stopped");
+}
+
+/// A watch of every `K` in scope feeding `writer`'s cache (without managedFields); yields
+/// the objects that changed.
+fn cached_watch<K>(
+    api: Api<K>,
+    writer: reflector::store::Writer<K>,
+) -> impl futures::Stream<Item = Result<K, watcher::Error>> + Send
+where
+    K: kube::Resource<DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    watcher(api, watcher::Config::default())
+        .default_backoff()
+        .modify(forget_managed_fields)
+        .reflect(writer)
+        .applied_objects()
+}
+
+/// After a reconcile: a vanished object leaves the queue-depth count; failures are logged
+/// (the status already says why).
+fn finished<T>(
+    queue: &QueueDepth<ExternalSecret>,
+    result: &Result<T, controller::Error<ReconcileError, watcher::Error>>,
+) {
+    if let Err(controller::Error::ObjectNotFound(object)) = result {
+        let gone = ObjectRef::<ExternalSecret>::new(&object.name);
+        queue.taken(&match &object.namespace {
+            Some(namespace) => gone.within(namespace),
+            None => gone,
+        });
+    }
+    if let Err(error) = result {
+        tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
+    }
 }
 
 /// Drops the metric series and retry state of a deleted ExternalSecret.
