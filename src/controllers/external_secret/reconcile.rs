@@ -75,8 +75,6 @@ pub fn error_policy(
 }
 
 async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error> {
-    let shared = &context.shared;
-    let namespace = es.namespace().unwrap_or_default();
     let references = store_references(es);
     if skip(es, &references, context) {
         return Ok(Action::await_change());
@@ -91,28 +89,11 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
     if let Some(manifest) = &es.spec.target.manifest {
         return generic::sync::sync(es, context, manifest, interval).await;
     }
-    let secrets: Api<Secret> = Api::namespaced(shared.client.clone(), &namespace);
-    let target_name = target::target_name(es);
-    let existing = secrets.get_opt(&target_name).await.map_err(Error::Kube)?;
+    let target = Target::read(es, context).await?;
     let now = Timestamp::now();
-    let ready = es.status.as_ref().is_some_and(|status| {
-        status
-            .conditions
-            .iter()
-            .any(|c| c.status == "True" && c.reason.as_deref() == Some(status::REASON_SYNCED))
-    });
-    if ready
-        && !refresh::should_refresh(es, interval, now)
-        && target::is_valid(existing.as_ref(), es)
-    {
-        // Nothing to do, but dashboards still need the condition after a restart.
-        shared
-            .metrics
-            .set_external_secret_condition(&es.name_any(), &namespace, "True");
-        let refreshed = refresh::last_refresh(es).unwrap_or(now);
-        return Ok(requeue(es, interval, refreshed, now));
+    if let Some(next) = still_current(es, context, &target, interval, now) {
+        return Ok(next);
     }
-
     let data = match read_provider_data(es, context).await {
         Ok(data) => data,
         Err((error, step)) => return fail(es, context, error, step).await,
@@ -122,44 +103,21 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         resource_version: crate::controllers::metadata::synced_resource_version(&es.metadata),
         binding,
     };
-    let policy = es.spec.target.creation_policy;
     if data.is_empty() {
-        match es.spec.target.deletion_policy {
-            ExternalSecretDeletionPolicy::Delete => {
-                if policy != ExternalSecretCreationPolicy::Owner {
-                    let error = Error::DeleteNotOwner {
-                        what: format!("secret {target_name}"),
-                        policy,
-                    };
-                    return fail(es, context, error, Some(status::MESSAGE_DELETE_FAILED)).await;
-                }
-                if existing.is_some() {
-                    secrets
-                        .delete(&target_name, &DeleteParams::default())
-                        .await
-                        .map_err(Error::Kube)?;
-                    publish(
-                        es,
-                        context,
-                        EventType::Normal,
-                        "Deleted",
-                        status::MESSAGE_DELETED,
-                    )
-                    .await;
-                }
-                let ready = Ready::done(status::REASON_DELETED, status::MESSAGE_DELETED);
+        match deletion_policy(es, context, &target).await? {
+            NoData::Finish(ready) => {
                 return finish(es, context, ready, Some(synced(None)), interval, now).await;
             }
-            ExternalSecretDeletionPolicy::Retain => {
-                let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED_RETAIN);
-                return finish(es, context, ready, Some(synced(None)), interval, now).await;
+            NoData::Fail(error) => {
+                return fail(es, context, error, Some(status::MESSAGE_DELETE_FAILED)).await;
             }
-            ExternalSecretDeletionPolicy::Merge => {}
+            NoData::Write => {}
         }
     }
+    let policy = es.spec.target.creation_policy;
     if policy == ExternalSecretCreationPolicy::Owner
-        && renamed(es, &target_name)
-        && let Err(error) = delete_orphaned(es, context, &secrets, &target_name).await
+        && renamed(es, &target.name)
+        && let Err(error) = delete_orphaned(es, context, &target.api, &target.name).await
     {
         return fail(es, context, error, Some(MESSAGE_DELETE_ORPHANED_FAILED)).await;
     }
@@ -168,37 +126,140 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
             let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED);
             finish(es, context, ready, Some(synced(None)), interval, now).await
         }
-        ExternalSecretCreationPolicy::Merge if existing.is_none() => {
-            let ready = Ready {
-                status: "False",
-                reason: status::REASON_MISSING,
-                message: status::MESSAGE_MISSING.to_owned(),
-            };
-            publish(
-                es,
-                context,
-                EventType::Warning,
-                "UpdateFailed",
-                status::MESSAGE_MISSING,
-            )
-            .await;
+        ExternalSecretCreationPolicy::Merge if target.existing.is_none() => {
+            let ready = target_missing(es, context).await;
             finish(es, context, ready, None, interval, now).await
         }
-        _ => match write_target(es, context, &secrets, existing.as_ref(), &data).await {
+        _ => match write_target(es, context, &target.api, target.existing.as_ref(), &data).await {
             Ok(()) => {
                 let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED);
-                finish(
-                    es,
-                    context,
-                    ready,
-                    Some(synced(Some(target_name))),
-                    interval,
-                    now,
-                )
-                .await
+                let synced = synced(Some(target.name.clone()));
+                finish(es, context, ready, Some(synced), interval, now).await
             }
             Err(error) => fail(es, context, error, Some(status::MESSAGE_UPDATE_FAILED)).await,
         },
+    }
+}
+
+/// The target Secret: where it lives, its name, and what it holds now.
+struct Target {
+    api: Api<Secret>,
+    name: String,
+    existing: Option<Secret>,
+}
+
+impl Target {
+    async fn read(es: &ExternalSecret, context: &EsContext) -> Result<Self, Error> {
+        let namespace = es.namespace().unwrap_or_default();
+        let api: Api<Secret> = Api::namespaced(context.shared.client.clone(), &namespace);
+        let name = target::target_name(es);
+        let existing = api.get_opt(&name).await.map_err(Error::Kube)?;
+        Ok(Self {
+            api,
+            name,
+            existing,
+        })
+    }
+}
+
+/// `Some(next)` when the last sync still holds: Ready, not due, target intact.
+fn still_current(
+    es: &ExternalSecret,
+    context: &EsContext,
+    target: &Target,
+    interval: std::time::Duration,
+    now: Timestamp,
+) -> Option<Action> {
+    let ready = es.status.as_ref().is_some_and(|status| {
+        status
+            .conditions
+            .iter()
+            .any(|c| c.status == "True" && c.reason.as_deref() == Some(status::REASON_SYNCED))
+    });
+    if !ready
+        || refresh::should_refresh(es, interval, now)
+        || !target::is_valid(target.existing.as_ref(), es)
+    {
+        return None;
+    }
+    // Nothing to do, but dashboards still need the condition after a restart.
+    context.shared.metrics.set_external_secret_condition(
+        &es.name_any(),
+        &es.namespace().unwrap_or_default(),
+        "True",
+    );
+    let refreshed = refresh::last_refresh(es).unwrap_or(now);
+    Some(requeue(es, interval, refreshed, now))
+}
+
+/// What `deletionPolicy` makes of a sync without provider data.
+enum NoData {
+    /// The sync ends with this condition.
+    Finish(Ready),
+    /// The policy cannot be applied (upstream's "could not delete secret").
+    Fail(Error),
+    /// `Merge`: write the target as usual.
+    Write,
+}
+
+/// No provider data: `deletionPolicy` decides.
+async fn deletion_policy(
+    es: &ExternalSecret,
+    context: &EsContext,
+    target: &Target,
+) -> Result<NoData, Error> {
+    let policy = es.spec.target.creation_policy;
+    match es.spec.target.deletion_policy {
+        ExternalSecretDeletionPolicy::Delete => {
+            if policy != ExternalSecretCreationPolicy::Owner {
+                let error = Error::DeleteNotOwner {
+                    what: format!("secret {}", target.name),
+                    policy,
+                };
+                return Ok(NoData::Fail(error));
+            }
+            if target.existing.is_some() {
+                target
+                    .api
+                    .delete(&target.name, &DeleteParams::default())
+                    .await
+                    .map_err(Error::Kube)?;
+                publish(
+                    es,
+                    context,
+                    EventType::Normal,
+                    "Deleted",
+                    status::MESSAGE_DELETED,
+                )
+                .await;
+            }
+            Ok(NoData::Finish(Ready::done(
+                status::REASON_DELETED,
+                status::MESSAGE_DELETED,
+            )))
+        }
+        ExternalSecretDeletionPolicy::Retain => Ok(NoData::Finish(Ready::done(
+            status::REASON_SYNCED,
+            status::MESSAGE_SYNCED_RETAIN,
+        ))),
+        ExternalSecretDeletionPolicy::Merge => Ok(NoData::Write),
+    }
+}
+
+/// `creationPolicy: Merge` without a Secret to merge into: upstream's `SecretMissing`.
+async fn target_missing(es: &ExternalSecret, context: &EsContext) -> Ready {
+    publish(
+        es,
+        context,
+        EventType::Warning,
+        "UpdateFailed",
+        status::MESSAGE_MISSING,
+    )
+    .await;
+    Ready {
+        status: "False",
+        reason: status::REASON_MISSING,
+        message: status::MESSAGE_MISSING.to_owned(),
     }
 }
 
