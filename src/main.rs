@@ -6,11 +6,13 @@ mod context;
 mod controllers;
 mod generators;
 mod kube_client;
+mod labels;
 mod leader;
 mod metrics;
 mod render;
 mod run;
 mod server;
+mod stores;
 mod webhook;
 
 use anyhow::Context;

@@ -24,12 +24,13 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::controllers::external_secret::fetch::SharedReads;
-use crate::controllers::external_secret::read::{NamespaceLabels, Reader};
+use crate::controllers::external_secret::read::Reader;
 use crate::controllers::external_secret::status::{self, Ready};
-use crate::controllers::external_secret::stores::Stores;
-use crate::controllers::external_secret::{generic, target, template};
-use crate::generators::GeneratorSource;
+use crate::controllers::external_secret::{generic, target};
+use crate::controllers::template::{self, SecretData};
+use crate::generators::{self, GeneratorSource};
 use crate::metrics::Metrics;
+use crate::stores::{NamespaceLabels, Stores};
 
 /// The namespace of objects that name none, as `kubectl apply` would place them.
 const DEFAULT_NAMESPACE: &str = "default";
@@ -59,8 +60,8 @@ impl GeneratorSource for FileGenerators {
         &self,
         namespace: &str,
         reference: &GeneratorRef,
-    ) -> Result<Option<Value>, String> {
-        let kind = serde_json::to_value(reference.kind).map_err(|error| error.to_string())?;
+    ) -> Result<Option<Value>, generators::Error> {
+        let kind = serde_json::to_value(reference.kind).map_err(generators::Error::Object)?;
         let kind = kind.as_str().unwrap_or_default().to_owned();
         let namespace = if kind == "ClusterGenerator" {
             ""
@@ -151,7 +152,7 @@ pub async fn render(
 /// ConfigMaps and Secrets come from the file, through `credentials`.
 async fn outcome(
     es: &ExternalSecret,
-    data: &target::SecretData,
+    data: &SecretData,
     credentials: &MemorySecretSource,
 ) -> Result<Option<Value>, Ready> {
     if data.is_empty() {

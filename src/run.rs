@@ -29,7 +29,7 @@ pub fn init_tracing(level: &str) {
 
 /// Runs the controllers until a termination signal.
 pub async fn run(args: RunArgs) -> anyhow::Result<()> {
-    crate::controllers::external_secret::template::set_delimiters(
+    crate::controllers::template::set_delimiters(
         &args.template_left_delimiter,
         &args.template_right_delimiter,
     );

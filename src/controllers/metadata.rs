@@ -1,5 +1,6 @@
 //! Comparing the metadata we apply with what an object already has, so controllers write
-//! only when something of ours is missing or different.
+//! only when something of ours is missing or different; and the version of an object's
+//! spec and metadata a sync was made from.
 
 use std::collections::BTreeMap;
 
@@ -24,6 +25,16 @@ pub fn includes(existing: &ObjectMeta, desired: &ObjectMeta) -> bool {
     contains(&existing.labels, &desired.labels)
         && contains(&existing.annotations, &desired.annotations)
         && owners
+}
+
+/// Upstream's `syncedResourceVersion`: the generation plus a hash of labels and annotations,
+/// so metadata changes (e.g. the `force-sync` annotation) trigger a refresh too.
+pub fn synced_resource_version(metadata: &ObjectMeta) -> String {
+    format!(
+        "{}-{}",
+        metadata.generation.unwrap_or_default(),
+        super::hash::meta_hash(metadata.annotations.as_ref(), metadata.labels.as_ref())
+    )
 }
 
 #[cfg(test)]

@@ -1,12 +1,19 @@
-//! The reconcilers the operator runs, one module per kind.
+//! The reconcilers the operator runs, one module per kind, and the modules they share
+//! (`backoff`, `fan_out`, `metadata`, `queue_depth`, `rewrite`, `template`): a controller
+//! never imports another controller's module; what two need lives in a shared module.
 
 pub mod backoff;
 pub mod cluster_external_secret;
 pub mod cluster_push_secret;
 pub mod external_secret;
 pub mod fan_out;
+pub mod hash;
 pub mod metadata;
 pub mod push_secret;
 pub mod queue_depth;
 pub mod rewrite;
 pub mod secret_store;
+pub mod template;
+
+#[cfg(test)]
+mod layering_tests;

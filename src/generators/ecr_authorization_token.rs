@@ -3,25 +3,40 @@
 //! `external_secrets_providers::backends::aws::generate_ecr_authorization_token` for the keys), at the
 //! endpoints the operator's environment sets (`AWS_ECR_ENDPOINT`, `AWS_STS_ENDPOINT`).
 
-use external_secrets_crds::generators::EcrAuthorizationTokenSpec;
+use async_trait::async_trait;
+use external_secrets_crds::generators::{EcrAuthorizationToken, EcrAuthorizationTokenSpec};
+use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::backends::aws::Endpoints;
 use external_secrets_providers::credentials::CredentialResolver;
 
-use super::Generated;
+use super::{Error, Generated, Generator, provided};
 
-/// Requests an authorization token as `spec` says, reading the Secrets its `auth` names
-/// through `credentials`.
-pub async fn generate(
-    spec: &EcrAuthorizationTokenSpec,
-    credentials: CredentialResolver,
-) -> Result<Generated, String> {
-    let endpoints = Endpoints::from_env().map_err(|error| error.to_string())?;
-    super::provided(
-        external_secrets_providers::backends::aws::generate_ecr_authorization_token(
-            spec,
-            credentials,
-            &endpoints,
+/// Requests ECR authorization tokens.
+pub struct EcrAuthorizationTokenGenerator;
+
+#[async_trait]
+impl Generator for EcrAuthorizationTokenGenerator {
+    type Object = EcrAuthorizationToken;
+    type Spec = EcrAuthorizationTokenSpec;
+    type State = ();
+    const KIND: GeneratorRefKind = GeneratorRefKind::EcrAuthorizationToken;
+    const CLUSTER_FIELD: &'static str = "ecrAuthorizationTokenSpec";
+
+    /// Requests an authorization token as `spec` says, reading the Secrets its `auth` names
+    /// through `credentials`.
+    async fn generate(
+        &self,
+        spec: EcrAuthorizationTokenSpec,
+        credentials: CredentialResolver,
+    ) -> Result<(Generated, ()), Error> {
+        let endpoints = Endpoints::from_env().map_err(Error::Provider)?;
+        provided(
+            external_secrets_providers::backends::aws::generate_ecr_authorization_token(
+                &spec,
+                credentials,
+                &endpoints,
+            )
+            .await,
         )
-        .await,
-    )
+    }
 }

@@ -6,11 +6,13 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use external_secrets_crds::generators::MfaSpec;
+use async_trait::async_trait;
+use external_secrets_crds::generators::{Mfa, MfaSpec};
+use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::{CredentialResolver, Referent};
 use ring::hmac;
 
-use super::Generated;
+use super::{Error, Generated, Generator};
 
 const DEFAULT_LENGTH: i64 = 6;
 const DEFAULT_PERIOD: i64 = 30;
@@ -92,6 +94,32 @@ fn totp(seed: &[u8], length: usize, period: i64, when: i64) -> Result<(String, i
         None => value,
     };
     Ok((format!("{code:0length$}"), period - when.rem_euclid(period)))
+}
+
+/// Generates TOTP codes.
+pub struct MfaGenerator;
+
+#[async_trait]
+impl Generator for MfaGenerator {
+    type Object = Mfa;
+    type Spec = MfaSpec;
+    type State = ();
+    const KIND: GeneratorRefKind = GeneratorRefKind::Mfa;
+    const CLUSTER_FIELD: &'static str = "mfaSpec";
+
+    async fn generate(
+        &self,
+        spec: MfaSpec,
+        credentials: CredentialResolver,
+    ) -> Result<(Generated, ()), Error> {
+        let generated = generate(&spec, credentials)
+            .await
+            .map_err(|message| Error::Generate {
+                kind: Self::KIND,
+                message,
+            })?;
+        Ok((generated, ()))
+    }
 }
 
 #[cfg(test)]

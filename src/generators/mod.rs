@@ -6,8 +6,10 @@
 //! `ClusterGenerator`; other kinds are refused by name. One module per kind; the network kinds
 //! call the provider code of their backend (its clients and authentication).
 //!
-//! Nothing generated is cleaned up afterwards and no `GeneratorState` is kept: upstream's
-//! cleanup of every kind here does nothing either.
+//! Each kind is one [`Generator`] (its spec, its state, generate and cleanup) in its own
+//! module; [`generator`] is the one exhaustive `match` over the kinds. Nothing generated is
+//! cleaned up afterwards and no `GeneratorState` is kept yet: upstream's cleanup of every kind
+//! here does nothing either, and the state type is there for the kinds that will need it.
 //!
 //! Where a generator object comes from is a [`GeneratorSource`]: the cluster for the
 //! controller, the input file for `render`. The source also reads the Secrets a generator's
@@ -17,11 +19,14 @@
 //! upstream ignores the namespace it names.
 
 mod ecr_authorization_token;
+mod error;
+mod fake;
 mod mfa;
 mod password;
 mod random;
 mod ssh_key;
 mod sts_session_token;
+mod uuid;
 mod vault_dynamic_secret;
 mod webhook;
 
@@ -29,18 +34,116 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use external_secrets_crds::generators::{
-    ClusterGenerator, EcrAuthorizationToken, Fake, Mfa, Password, SshKey, StsSessionToken, Uuid,
-    VaultDynamicSecret, Webhook,
-};
+use external_secrets_crds::generators::ClusterGenerator;
 use external_secrets_crds::v1::{GeneratorRef, GeneratorRefKind};
 use external_secrets_providers::credentials::{CredentialResolver, KubeSecretSource, SecretSource};
 use external_secrets_providers::{ProviderError, SecretMap, StoreId};
 use kube::api::{Api, ApiResource, DynamicObject};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+pub use error::Error;
 
 /// Generated data, key to value.
 pub type Generated = BTreeMap<String, Vec<u8>>;
+
+/// One generator kind, as upstream's generator interface: generate from a spec, clean up
+/// what was generated (with the state generate returned).
+#[async_trait]
+pub trait Generator: Send + Sync {
+    /// The generator's custom resource (for API lookups).
+    type Object: kube::Resource<DynamicType = ()>;
+    /// The spec it generates from.
+    type Spec: DeserializeOwned + Send + Sync;
+    /// What it keeps between generate and cleanup (upstream's `GeneratorProviderState`);
+    /// `()` for the kinds that keep nothing.
+    type State: Send;
+    /// Its kind.
+    const KIND: GeneratorRefKind;
+    /// The field holding its spec inside a `ClusterGenerator`'s `spec.generator`.
+    const CLUSTER_FIELD: &'static str;
+
+    /// Generates the data, reading the Secrets the spec names through `credentials`.
+    async fn generate(
+        &self,
+        spec: Self::Spec,
+        credentials: CredentialResolver,
+    ) -> Result<(Generated, Self::State), Error>;
+
+    /// Removes what `generate` created; nothing to do for the kinds of this build.
+    #[allow(
+        dead_code,
+        reason = "no caller keeps a GeneratorState yet; the state-keeping kinds will call this"
+    )]
+    async fn cleanup(&self, _spec: Self::Spec, _state: Self::State) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// A [`Generator`] behind a pointer: spec as JSON, state dropped (nothing keeps it yet).
+#[async_trait]
+trait DynGenerator: Send + Sync {
+    fn api_resource(&self) -> ApiResource;
+    fn cluster_field(&self) -> &'static str;
+    async fn generate_json(
+        &self,
+        spec: Value,
+        credentials: CredentialResolver,
+    ) -> Result<Generated, Error>;
+}
+
+#[async_trait]
+impl<G: Generator> DynGenerator for G {
+    fn api_resource(&self) -> ApiResource {
+        ApiResource::erase::<G::Object>(&())
+    }
+
+    fn cluster_field(&self) -> &'static str {
+        G::CLUSTER_FIELD
+    }
+
+    async fn generate_json(
+        &self,
+        spec: Value,
+        credentials: CredentialResolver,
+    ) -> Result<Generated, Error> {
+        let spec = if spec.is_null() {
+            Value::Object(Default::default())
+        } else {
+            spec
+        };
+        let spec: G::Spec = serde_json::from_value(spec).map_err(Error::InvalidSpec)?;
+        let (generated, _state) = self.generate(spec, credentials).await?;
+        Ok(generated)
+    }
+}
+
+/// The generator of `kind`: the one place that lists the kinds, so a kind added to the CRD
+/// must be decided on here.
+fn generator(kind: GeneratorRefKind) -> Result<&'static dyn DynGenerator, Error> {
+    use GeneratorRefKind as Kind;
+    match kind {
+        Kind::Password => Ok(&password::PasswordGenerator),
+        Kind::Uuid => Ok(&uuid::UuidGenerator),
+        Kind::Fake => Ok(&fake::FakeGenerator),
+        Kind::SshKey => Ok(&ssh_key::SshKeyGenerator),
+        Kind::VaultDynamicSecret => Ok(&vault_dynamic_secret::VaultDynamicSecretGenerator),
+        Kind::StsSessionToken => Ok(&sts_session_token::StsSessionTokenGenerator),
+        Kind::EcrAuthorizationToken => Ok(&ecr_authorization_token::EcrAuthorizationTokenGenerator),
+        Kind::Webhook => Ok(&webhook::WebhookGenerator),
+        Kind::Mfa => Ok(&mfa::MfaGenerator),
+        // A ClusterGenerator wraps one of the above; it does not generate by itself.
+        Kind::ClusterGenerator
+        | Kind::AcrAccessToken
+        | Kind::BeyondtrustWorkloadCredentialsDynamicSecret
+        | Kind::CloudsmithAccessToken
+        | Kind::GcrAccessToken
+        | Kind::GithubAccessToken
+        | Kind::GitlabDeployToken
+        | Kind::QuayAccessToken
+        | Kind::Grafana => Err(Error::unsupported(kind)),
+    }
+}
 
 /// Finds generator objects: the object `reference` names, as JSON, `None` if it does not exist.
 /// Namespaced kinds are looked up in `namespace` (the ExternalSecret's), `ClusterGenerator`
@@ -52,7 +155,7 @@ pub trait GeneratorSource: Send + Sync {
         &self,
         namespace: &str,
         reference: &GeneratorRef,
-    ) -> Result<Option<Value>, String>;
+    ) -> Result<Option<Value>, Error>;
 
     /// Where the Secrets a generator's spec refers to are read.
     fn credentials(&self) -> Arc<dyn SecretSource>;
@@ -76,19 +179,16 @@ impl GeneratorSource for KubeGenerators {
         &self,
         namespace: &str,
         reference: &GeneratorRef,
-    ) -> Result<Option<Value>, String> {
+    ) -> Result<Option<Value>, Error> {
         let resource = api_resource(reference.kind)?;
         let api: Api<DynamicObject> = if reference.kind == GeneratorRefKind::ClusterGenerator {
             Api::all_with(self.client.clone(), &resource)
         } else {
             Api::namespaced_with(self.client.clone(), namespace, &resource)
         };
-        let object = api
-            .get_opt(&reference.name)
-            .await
-            .map_err(|error| format!("could not get generator: {error}"))?;
+        let object = api.get_opt(&reference.name).await.map_err(Error::Get)?;
         object
-            .map(|object| serde_json::to_value(object).map_err(|error| error.to_string()))
+            .map(|object| serde_json::to_value(object).map_err(Error::Object))
             .transpose()
     }
 
@@ -97,31 +197,12 @@ impl GeneratorSource for KubeGenerators {
     }
 }
 
-/// The API resource of the generator kinds this build generates with.
-fn api_resource(kind: GeneratorRefKind) -> Result<ApiResource, String> {
+/// The API resource of a generator kind this build generates with.
+fn api_resource(kind: GeneratorRefKind) -> Result<ApiResource, Error> {
     match kind {
-        GeneratorRefKind::Password => Ok(ApiResource::erase::<Password>(&())),
-        GeneratorRefKind::Uuid => Ok(ApiResource::erase::<Uuid>(&())),
-        GeneratorRefKind::Fake => Ok(ApiResource::erase::<Fake>(&())),
-        GeneratorRefKind::SshKey => Ok(ApiResource::erase::<SshKey>(&())),
-        GeneratorRefKind::VaultDynamicSecret => Ok(ApiResource::erase::<VaultDynamicSecret>(&())),
-        GeneratorRefKind::StsSessionToken => Ok(ApiResource::erase::<StsSessionToken>(&())),
-        GeneratorRefKind::EcrAuthorizationToken => {
-            Ok(ApiResource::erase::<EcrAuthorizationToken>(&()))
-        }
-        GeneratorRefKind::Webhook => Ok(ApiResource::erase::<Webhook>(&())),
-        GeneratorRefKind::Mfa => Ok(ApiResource::erase::<Mfa>(&())),
         GeneratorRefKind::ClusterGenerator => Ok(ApiResource::erase::<ClusterGenerator>(&())),
-        other => Err(unsupported(other)),
+        kind => Ok(generator(kind)?.api_resource()),
     }
-}
-
-fn unsupported(kind: GeneratorRefKind) -> String {
-    let name = serde_json::to_value(kind)
-        .ok()
-        .and_then(|value| value.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    format!("generator kind {name:?} is not supported by this build")
 }
 
 /// Generates the data of the generator `reference` names, from `source`, for an object in
@@ -130,14 +211,15 @@ pub async fn generate(
     source: &dyn GeneratorSource,
     namespace: &str,
     reference: &GeneratorRef,
-) -> Result<Generated, String> {
+) -> Result<Generated, Error> {
     api_resource(reference.kind)?;
-    let object = source.object(namespace, reference).await?.ok_or_else(|| {
-        format!(
-            "could not get generator: {:?} {:?} not found",
-            reference.kind, reference.name
-        )
-    })?;
+    let object = source
+        .object(namespace, reference)
+        .await?
+        .ok_or_else(|| Error::NotFound {
+            kind: reference.kind,
+            name: reference.name.clone(),
+        })?;
     let spec = object.get("spec").cloned().unwrap_or(Value::Null);
     // Referenced Secrets resolve as a SecretStore's in the caller's namespace would.
     let credentials = CredentialResolver::new(
@@ -146,102 +228,42 @@ pub async fn generate(
         Some(namespace.to_owned()),
     );
     match reference.kind {
-        GeneratorRefKind::ClusterGenerator => {
-            let spec: external_secrets_crds::generators::ClusterGeneratorSpec =
-                serde_json::from_value(spec).map_err(invalid)?;
-            let inner = serde_json::to_value(&spec.generator).map_err(invalid)?;
-            let kind: GeneratorRefKind = serde_json::to_value(spec.kind)
-                .and_then(serde_json::from_value)
-                .map_err(invalid)?;
-            let field = match kind {
-                GeneratorRefKind::Password => "passwordSpec",
-                GeneratorRefKind::Uuid => "uuidSpec",
-                GeneratorRefKind::Fake => "fakeSpec",
-                GeneratorRefKind::SshKey => "sshKeySpec",
-                GeneratorRefKind::VaultDynamicSecret => "vaultDynamicSecretSpec",
-                GeneratorRefKind::StsSessionToken => "stsSessionTokenSpec",
-                GeneratorRefKind::EcrAuthorizationToken => "ecrAuthorizationTokenSpec",
-                GeneratorRefKind::Webhook => "webhookSpec",
-                GeneratorRefKind::Mfa => "mfaSpec",
-                other => return Err(unsupported(other)),
-            };
-            let spec = inner.get(field).cloned().unwrap_or(Value::Null);
-            run(kind, spec, credentials)
-                .await
-                .map_err(|error| format!("spec.generator.{field}: {error}"))
-        }
-        kind => run(kind, spec, credentials).await,
+        GeneratorRefKind::ClusterGenerator => cluster_generate(spec, credentials).await,
+        kind => generator(kind)?.generate_json(spec, credentials).await,
     }
 }
 
-/// Runs the generator `kind` with `spec`, reading referenced Secrets through `credentials`.
-async fn run(
-    kind: GeneratorRefKind,
+/// A `ClusterGenerator`: the kind it names, generating from its field of `spec.generator`.
+async fn cluster_generate(
     spec: Value,
     credentials: CredentialResolver,
-) -> Result<Generated, String> {
-    let spec = if spec.is_null() {
-        Value::Object(Default::default())
-    } else {
-        spec
-    };
-    match kind {
-        GeneratorRefKind::Password => {
-            password::generate(&serde_json::from_value(spec).map_err(invalid)?)
-        }
-        GeneratorRefKind::Uuid => Ok([(
-            "uuid".to_owned(),
-            uuid::Uuid::new_v4().to_string().into_bytes(),
-        )]
-        .into()),
-        GeneratorRefKind::Fake => {
-            let spec: external_secrets_crds::generators::FakeSpec =
-                serde_json::from_value(spec).map_err(invalid)?;
-            Ok(spec
-                .data
-                .into_iter()
-                .map(|(key, value)| (key, value.into_bytes()))
-                .collect())
-        }
-        GeneratorRefKind::SshKey => {
-            ssh_key::generate(&serde_json::from_value(spec).map_err(invalid)?).await
-        }
-        GeneratorRefKind::VaultDynamicSecret => {
-            let spec = serde_json::from_value(spec).map_err(invalid)?;
-            vault_dynamic_secret::generate(&spec, credentials).await
-        }
-        GeneratorRefKind::StsSessionToken => {
-            let spec = serde_json::from_value(spec).map_err(invalid)?;
-            sts_session_token::generate(&spec, credentials).await
-        }
-        GeneratorRefKind::EcrAuthorizationToken => {
-            let spec = serde_json::from_value(spec).map_err(invalid)?;
-            ecr_authorization_token::generate(&spec, credentials).await
-        }
-        GeneratorRefKind::Webhook => {
-            let spec = serde_json::from_value(spec).map_err(invalid)?;
-            webhook::generate(&spec, credentials).await
-        }
-        GeneratorRefKind::Mfa => {
-            mfa::generate(&serde_json::from_value(spec).map_err(invalid)?, credentials).await
-        }
-        other => Err(unsupported(other)),
-    }
+) -> Result<Generated, Error> {
+    let spec: external_secrets_crds::generators::ClusterGeneratorSpec =
+        serde_json::from_value(spec).map_err(Error::InvalidSpec)?;
+    let inner = serde_json::to_value(&spec.generator).map_err(Error::InvalidSpec)?;
+    let kind: GeneratorRefKind = serde_json::to_value(spec.kind)
+        .and_then(serde_json::from_value)
+        .map_err(Error::InvalidSpec)?;
+    let generator = generator(kind)?;
+    let field = generator.cluster_field();
+    let spec = inner.get(field).cloned().unwrap_or(Value::Null);
+    generator
+        .generate_json(spec, credentials)
+        .await
+        .map_err(|error| Error::InCluster {
+            field,
+            source: Box::new(error),
+        })
 }
 
 /// A provider's answer as generated data; its errors carry no secret values.
-fn provided(result: Result<SecretMap, ProviderError>) -> Result<Generated, String> {
-    result
-        .map(|data| {
-            data.into_iter()
-                .map(|(key, value)| (key, value.into_bytes()))
-                .collect()
-        })
-        .map_err(|error| error.to_string())
-}
-
-fn invalid(error: serde_json::Error) -> String {
-    format!("invalid generator spec: {error}")
+fn provided(result: Result<SecretMap, ProviderError>) -> Result<(Generated, ()), Error> {
+    let data = result.map_err(Error::Provider)?;
+    let generated = data
+        .into_iter()
+        .map(|(key, value)| (key, value.into_bytes()))
+        .collect();
+    Ok((generated, ()))
 }
 
 #[cfg(test)]
@@ -254,7 +276,7 @@ mod tests {
 
     #[async_trait]
     impl GeneratorSource for Objects {
-        async fn object(&self, _: &str, reference: &GeneratorRef) -> Result<Option<Value>, String> {
+        async fn object(&self, _: &str, reference: &GeneratorRef) -> Result<Option<Value>, Error> {
             Ok(self.0.get(&reference.name).cloned())
         }
 
@@ -310,18 +332,39 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn generators_return_their_state_and_clean_up_nothing_by_default() {
+        let spec: external_secrets_crds::generators::FakeSpec =
+            serde_json::from_value(json!({"data": {"a": "1"}})).unwrap();
+        let credentials = CredentialResolver::new(
+            Objects(BTreeMap::new()).credentials(),
+            StoreId::secret_store("ns", "fake"),
+            Some("ns".to_owned()),
+        );
+        let (generated, state) = fake::FakeGenerator
+            .generate(spec.clone(), credentials)
+            .await
+            .unwrap();
+        assert_eq!(generated["a"], b"1");
+        fake::FakeGenerator.cleanup(spec, state).await.unwrap();
+        let unsupported = generator(GeneratorRefKind::Grafana).err().unwrap();
+        assert_eq!(unsupported.reason(), "GeneratorNotSupported");
+    }
+
+    #[tokio::test]
     async fn missing_objects_and_unsupported_kinds_are_named() {
         let objects = Objects(BTreeMap::new());
         let missing = generate(&objects, "ns", &reference("Password", "none"))
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             missing,
             "could not get generator: Password \"none\" not found"
         );
         let gcr = generate(&objects, "ns", &reference("GCRAccessToken", "x"))
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             gcr,
             "generator kind \"GCRAccessToken\" is not supported by this build"
@@ -368,7 +411,8 @@ mod tests {
         );
         let wrapped = generate(&objects, "ns", &reference("ClusterGenerator", "wrapped"))
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             wrapped,
             "spec.generator.stsSessionTokenSpec: could not fetch SecretAccessKey secret: namespace \
@@ -381,14 +425,16 @@ mod tests {
             &reference("ECRAuthorizationToken", "direct"),
         )
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             direct.starts_with("could not fetch SecretAccessKey secret: namespace should"),
             "{direct}"
         );
         let vault = generate(&objects, "ns", &reference("VaultDynamicSecret", "vault"))
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(vault, "path: must name the Vault path to call");
     }
 }

@@ -6,10 +6,13 @@
 
 use std::collections::BTreeMap;
 
+use async_trait::async_trait;
 use base64::Engine as _;
-use external_secrets_crds::generators::{PasswordEncoding, PasswordSpec};
+use external_secrets_crds::generators::{Password, PasswordEncoding, PasswordSpec};
+use external_secrets_crds::v1::GeneratorRefKind;
+use external_secrets_providers::credentials::CredentialResolver;
 
-use super::random;
+use super::{Error, Generated, Generator, random};
 
 const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
 const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -115,6 +118,30 @@ fn encode(password: &[u8], encoding: PasswordEncoding) -> Vec<u8> {
         PasswordEncoding::Base64url => URL_SAFE.encode(password).into_bytes(),
         PasswordEncoding::Base32 => data_encoding::BASE32.encode(password).into_bytes(),
         PasswordEncoding::Hex => data_encoding::HEXLOWER.encode(password).into_bytes(),
+    }
+}
+
+/// Generates passwords.
+pub struct PasswordGenerator;
+
+#[async_trait]
+impl Generator for PasswordGenerator {
+    type Object = Password;
+    type Spec = PasswordSpec;
+    type State = ();
+    const KIND: GeneratorRefKind = GeneratorRefKind::Password;
+    const CLUSTER_FIELD: &'static str = "passwordSpec";
+
+    async fn generate(
+        &self,
+        spec: PasswordSpec,
+        _: CredentialResolver,
+    ) -> Result<(Generated, ()), Error> {
+        let generated = generate(&spec).map_err(|message| Error::Generate {
+            kind: Self::KIND,
+            message,
+        })?;
+        Ok((generated, ()))
     }
 }
 

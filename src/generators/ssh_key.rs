@@ -11,12 +11,15 @@
 //! 1024); the base64 lines of the private key are 70 characters long, as `ssh-keygen` writes
 //! them, where Go writes 64 (both read the same).
 
-use external_secrets_crds::generators::{SshKeySpec, SshKeyType};
+use async_trait::async_trait;
+use external_secrets_crds::generators::{SshKey, SshKeySpec, SshKeyType};
+use external_secrets_crds::v1::GeneratorRefKind;
+use external_secrets_providers::credentials::CredentialResolver;
 use ssh_key::private::{EcdsaKeypair, Ed25519Keypair, KeypairData, RsaKeypair};
 use ssh_key::rand_core::OsRng;
 use ssh_key::{EcdsaCurve, LineEnding, PrivateKey};
 
-use super::Generated;
+use super::{Error, Generated, Generator};
 
 /// RSA key size when `keySize` is unset, upstream's.
 const DEFAULT_RSA_BITS: i64 = 2048;
@@ -73,6 +76,30 @@ fn keypair(key_type: SshKeyType, key_size: Option<i64>) -> Result<KeypairData, S
 
 fn failed(error: ssh_key::Error) -> String {
     format!("unable to generate SSH key: {error}")
+}
+
+/// Generates SSH key pairs.
+pub struct SshKeyGenerator;
+
+#[async_trait]
+impl Generator for SshKeyGenerator {
+    type Object = SshKey;
+    type Spec = SshKeySpec;
+    type State = ();
+    const KIND: GeneratorRefKind = GeneratorRefKind::SshKey;
+    const CLUSTER_FIELD: &'static str = "sshKeySpec";
+
+    async fn generate(
+        &self,
+        spec: SshKeySpec,
+        _: CredentialResolver,
+    ) -> Result<(Generated, ()), Error> {
+        let generated = generate(&spec).await.map_err(|message| Error::Generate {
+            kind: Self::KIND,
+            message,
+        })?;
+        Ok((generated, ()))
+    }
 }
 
 #[cfg(test)]

@@ -3,22 +3,39 @@
 //! `external_secrets_providers::backends::vault::generate_dynamic_secret` for the call and the result
 //! types).
 
-use external_secrets_crds::generators::VaultDynamicSecretSpec;
+use async_trait::async_trait;
+use external_secrets_crds::generators::{VaultDynamicSecret, VaultDynamicSecretSpec};
+use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 
-use super::Generated;
+use super::{Error, Generated, Generator, provided};
 
-/// Makes the call `spec` describes, reading the Secrets its `provider.auth` names through
-/// `credentials`.
-pub async fn generate(
-    spec: &VaultDynamicSecretSpec,
-    credentials: CredentialResolver,
-) -> Result<Generated, String> {
-    if spec.path.is_empty() {
-        return Err("path: must name the Vault path to call".to_owned());
+/// Calls Vault paths that mint secrets.
+pub struct VaultDynamicSecretGenerator;
+
+#[async_trait]
+impl Generator for VaultDynamicSecretGenerator {
+    type Object = VaultDynamicSecret;
+    type Spec = VaultDynamicSecretSpec;
+    type State = ();
+    const KIND: GeneratorRefKind = GeneratorRefKind::VaultDynamicSecret;
+    const CLUSTER_FIELD: &'static str = "vaultDynamicSecretSpec";
+
+    /// Makes the call `spec` describes, reading the Secrets its `provider.auth` names through
+    /// `credentials`.
+    async fn generate(
+        &self,
+        spec: VaultDynamicSecretSpec,
+        credentials: CredentialResolver,
+    ) -> Result<(Generated, ()), Error> {
+        if spec.path.is_empty() {
+            return Err(Error::Generate {
+                kind: Self::KIND,
+                message: "path: must name the Vault path to call".to_owned(),
+            });
+        }
+        provided(
+            external_secrets_providers::backends::vault::generate_dynamic_secret(&spec, credentials).await,
+        )
     }
-    super::provided(
-        external_secrets_providers::backends::vault::generate_dynamic_secret(spec, credentials)
-            .await,
-    )
 }

@@ -2,18 +2,31 @@
 //! webhook provider's client does the work (see `external_secrets_providers::backends::webhook::generate`
 //! for the spec and the label its Secrets need).
 
-use external_secrets_crds::generators::WebhookSpec;
+use async_trait::async_trait;
+use external_secrets_crds::generators::{Webhook, WebhookSpec};
+use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 
-use super::Generated;
+use super::{Error, Generated, Generator, provided};
 
-/// Sends the request `spec` describes, reading the Secrets its `secrets` name through
-/// `credentials`.
-pub async fn generate(
-    spec: &WebhookSpec,
-    credentials: CredentialResolver,
-) -> Result<Generated, String> {
-    super::provided(
-        external_secrets_providers::backends::webhook::generate(spec, credentials).await,
-    )
+/// Calls webhooks.
+pub struct WebhookGenerator;
+
+#[async_trait]
+impl Generator for WebhookGenerator {
+    type Object = Webhook;
+    type Spec = WebhookSpec;
+    type State = ();
+    const KIND: GeneratorRefKind = GeneratorRefKind::Webhook;
+    const CLUSTER_FIELD: &'static str = "webhookSpec";
+
+    /// Sends the request `spec` describes, reading the Secrets its `secrets` name through
+    /// `credentials`.
+    async fn generate(
+        &self,
+        spec: WebhookSpec,
+        credentials: CredentialResolver,
+    ) -> Result<(Generated, ()), Error> {
+        provided(external_secrets_providers::backends::webhook::generate(&spec, credentials).await)
+    }
 }

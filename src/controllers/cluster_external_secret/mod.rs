@@ -10,8 +10,8 @@ use std::time::Duration;
 use external_secrets_crds::v1::{ClusterExternalSecret, ExternalSecret};
 
 use crate::context::Context;
-use crate::controllers::external_secret::stores::selector_matches;
 use crate::controllers::fan_out::{self, ClusterTemplate};
+use crate::labels::selector_matches;
 use crate::metrics::Metrics;
 
 /// Upstream's finalizer: the ExternalSecrets are removed before the ClusterExternalSecret.

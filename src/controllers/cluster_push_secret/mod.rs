@@ -13,8 +13,8 @@ use external_secrets_crds::v1alpha1::{ClusterPushSecret, PushSecret};
 use kube::ResourceExt;
 
 use crate::context::Context;
-use crate::controllers::external_secret::stores::selector_matches;
 use crate::controllers::fan_out::{self, ClusterTemplate};
+use crate::labels::selector_matches;
 use crate::metrics::Metrics;
 
 /// How often namespaces are re-checked when `spec.refreshTime` is unset.

@@ -1,33 +1,52 @@
 //! Why syncing an ExternalSecret failed, classified for the status condition and the error
-//! policy. Messages name the field or object at fault and never carry secret values.
+//! policy. Every variant names the field, entry or object at fault and never carries secret
+//! values; the message is the status condition's (upstream's wording).
 
+use external_secrets_crds::v1::ExternalSecretCreationPolicy;
 use external_secrets_providers::ProviderError;
+
+use super::target::RenderError;
 
 /// Why a sync failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The spec is unusable as written; waits for a change.
-    #[error("{0}")]
-    InvalidSpec(String),
-    /// The referenced store does not exist (yet).
-    #[error("could not get {0}: not found")]
-    StoreNotFound(String),
-    /// The referenced store exists but is not Ready (upstream's flood gate).
-    #[error("the desired {0} is not ready")]
-    StoreNotReady(String),
-    /// A ClusterSecretStore's `spec.conditions` exclude the ExternalSecret's namespace.
+    /// `spec.refreshInterval` is not a duration.
+    #[error("spec.refreshInterval: {0}")]
+    RefreshInterval(String),
+    /// No `spec.secretStoreRef` for an entry that names no store of its own.
+    #[error("spec.secretStoreRef: required unless every entry names its sourceRef")]
+    MissingStoreRef,
+    /// A `spec.dataFrom` entry sets none or several of its sources.
     #[error(
-        "using cluster store {store:?} is not allowed from namespace {namespace:?}: denied by spec.condition"
+        "spec.dataFrom[{index}]: exactly one of extract, find or sourceRef.generatorRef must be set"
     )]
-    StoreNotAllowed {
-        /// The ClusterSecretStore.
-        store: String,
-        /// The ExternalSecret's namespace.
-        namespace: String,
+    DataFromSource {
+        /// The entry's index.
+        index: usize,
     },
-    /// The store only accepts writes.
-    #[error("{0} is write-only: ExternalSecrets cannot read from it")]
-    StoreWriteOnly(String),
+    /// A `spec.data` entry names a generator.
+    #[error(
+        "spec.data[{index}].sourceRef.generatorRef: generators can only be used in spec.dataFrom"
+    )]
+    GeneratorInData {
+        /// The entry's index.
+        index: usize,
+    },
+    /// What an entry read cannot be used as written (keys, decoding, conversion, rewrites);
+    /// `what` names the entry or field, `problem` says why.
+    #[error("{what}: {problem}")]
+    InvalidEntry {
+        /// E.g. `spec.dataFrom[0].rewrite[1]`.
+        what: String,
+        /// Why.
+        problem: String,
+    },
+    /// A `rewrite` rule is unusable (the message names its field).
+    #[error("{0}")]
+    Rewrite(String),
+    /// A store cannot be used: missing, not Ready, not allowed from the namespace, write-only.
+    #[error(transparent)]
+    Store(#[from] crate::stores::Error),
     /// The provider failed; `what` names the entry.
     #[error("{what}: {source}")]
     Provider {
@@ -37,29 +56,89 @@ pub enum Error {
         source: ProviderError,
     },
     /// A generator could not generate (its object missing, its spec unusable); retried.
-    #[error("{0}")]
-    Generator(String),
+    #[error("{field}.sourceRef.generatorRef: {source}")]
+    Generator {
+        /// The `spec.dataFrom` entry.
+        field: String,
+        /// The generator's error.
+        source: crate::generators::Error,
+    },
     /// A ConfigMap or Secret a `templateFrom` entry names cannot be read (yet); retried.
     #[error("could not execute template: {0}")]
     TemplateSource(String),
+    /// The target Secret could not be built (template, metadata).
+    #[error(transparent)]
+    Target(#[from] RenderError),
+    /// A generic target (`spec.target.manifest`) is not allowed or cannot be built.
+    #[error("{0}")]
+    GenericTarget(String),
+    /// `deletionPolicy: Delete` with nothing to sync needs `creationPolicy: Owner`; `what`
+    /// names the target.
+    #[error("unable to delete {what}: creationPolicy={policy:?} is not Owner")]
+    DeleteNotOwner {
+        /// `secret <name>` or `resource`.
+        what: String,
+        /// The creation policy in the spec.
+        policy: ExternalSecretCreationPolicy,
+    },
+    /// The target Secret belongs to another ExternalSecret.
+    #[error(
+        "target is owned by another ExternalSecret: secret is owned by another ExternalSecret: {0}"
+    )]
+    OwnedByAnother(String),
+    /// The target Secret is immutable and differs.
+    #[error("could not update secret, target is immutable")]
+    ImmutableTarget,
+    /// The target could not be encoded for the API.
+    #[error("{0}")]
+    Encode(#[source] serde_json::Error),
     /// Reading from or writing to the Kubernetes API failed.
     #[error("kubernetes API: {0}")]
     Kube(#[source] kube::Error),
 }
 
 impl Error {
+    /// A bounded PascalCase reason for logs and metric labels.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Error::RefreshInterval(_) => "InvalidRefreshInterval",
+            Error::MissingStoreRef => "MissingStoreRef",
+            Error::DataFromSource { .. } => "InvalidDataFrom",
+            Error::GeneratorInData { .. } => "GeneratorInData",
+            Error::InvalidEntry { .. } => "InvalidEntry",
+            Error::Rewrite(_) => "InvalidRewrite",
+            Error::Store(error) => error.reason(),
+            Error::Provider { source, .. } => source.reason(),
+            Error::Generator { source, .. } => source.reason(),
+            Error::TemplateSource(_) => "TemplateSourceUnavailable",
+            Error::Target(_) => "InvalidTarget",
+            Error::GenericTarget(_) => "InvalidGenericTarget",
+            Error::DeleteNotOwner { .. } => "DeleteNotOwner",
+            Error::OwnedByAnother(_) => "OwnedByAnotherExternalSecret",
+            Error::ImmutableTarget => "ImmutableTarget",
+            Error::Encode(_) => "EncodeFailed",
+            Error::Kube(_) => "KubernetesAPIError",
+        }
+    }
+
     /// Whether retrying with backoff may help; permanent errors wait for a change.
     pub fn is_temporary(&self) -> bool {
         match self {
-            Error::InvalidSpec(_) | Error::StoreNotAllowed { .. } | Error::StoreWriteOnly(_) => {
-                false
-            }
+            Error::RefreshInterval(_)
+            | Error::MissingStoreRef
+            | Error::DataFromSource { .. }
+            | Error::GeneratorInData { .. }
+            | Error::InvalidEntry { .. }
+            | Error::Rewrite(_)
+            | Error::Target(_)
+            | Error::GenericTarget(_)
+            | Error::DeleteNotOwner { .. }
+            | Error::OwnedByAnother(_)
+            | Error::ImmutableTarget
+            | Error::Encode(_) => false,
+            Error::Store(error) => error.is_temporary(),
             Error::Provider { source, .. } => source.is_temporary(),
-            Error::StoreNotFound(_)
-            | Error::StoreNotReady(_)
-            | Error::TemplateSource(_)
-            | Error::Generator(_)
-            | Error::Kube(_) => true,
+            Error::TemplateSource(_) | Error::Generator { .. } | Error::Kube(_) => true,
         }
     }
 }

@@ -4,23 +4,25 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
 use external_secrets_crds::v1::{
-    ExternalSecret, ExternalSecretDeletionPolicy, ExternalSecretNullBytePolicy,
-    ExternalSecretRewrite, SecretStoreRef,
+    ExternalSecret, ExternalSecretData, ExternalSecretDataFromRemoteRef,
+    ExternalSecretDataRemoteRef, ExternalSecretDeletionPolicy, ExternalSecretFind,
+    ExternalSecretNullBytePolicy, ExternalSecretRewrite, GeneratorRef, SecretStoreRef,
 };
-use external_secrets_providers::request::{DecodingStrategy, Find, RemoteRef, convert_keys};
+use external_secrets_providers::request::{
+    ConversionStrategy, DecodingStrategy, Find, RemoteRef, convert_keys,
+};
 use external_secrets_providers::{
     Backend, ClientManager, ProviderError, SecretMap, SecretValue, SharedClient, StoreId,
 };
 
 use super::dedup::Coalescer;
 use super::error::Error;
-use super::stores::FoundStore;
-use super::target::SecretData;
 use crate::controllers::rewrite::KeyRewrite;
+use crate::controllers::template::{SecretData, decode};
 use crate::generators::{self, GeneratorSource};
 use crate::metrics::Metrics;
+use crate::stores::FoundStore;
 
 /// Everything one sync needs to reach providers.
 pub struct Fetcher<'a> {
@@ -80,174 +82,217 @@ impl Fetcher<'_> {
     /// unless the deletion policy is Retain, which fails the sync instead, as upstream does.
     pub async fn fetch(&self) -> Result<Fetched, Error> {
         let mut fetched = Fetched::default();
-        let namespace = self.es.metadata.namespace.as_deref().unwrap_or_default();
-        let retain = matches!(
-            self.es.spec.target.deletion_policy,
-            ExternalSecretDeletionPolicy::Retain
-        );
         for (index, entry) in self.es.spec.data_from.iter().enumerate() {
-            let generator = entry
-                .source_ref
-                .as_ref()
-                .and_then(|s| s.generator_ref.as_ref());
-            if let (Some(reference), None, None) = (generator, &entry.extract, &entry.find) {
-                let field = format!("spec.dataFrom[{index}]");
-                let generated = generators::generate(self.generators, namespace, reference)
-                    .await
-                    .map_err(|error| {
-                        Error::Generator(format!("{field}.sourceRef.generatorRef: {error}"))
-                    })?
-                    .into_iter()
-                    .map(|(key, value)| (key, SecretValue::new(value)))
-                    .collect();
-                for (key, value) in rewrite(&entry.rewrite, generated, &field)? {
-                    check_key(&key)
-                        .map_err(|message| Error::InvalidSpec(format!("{field}: {message}")))?;
-                    fetched.data.insert(key, value.into_bytes());
-                }
-                continue;
-            }
-            let what = match (&entry.extract, &entry.find) {
-                (Some(_), None) => format!("error processing spec.dataFrom[{index}].extract, err"),
-                (None, Some(_)) => format!("error processing spec.dataFrom[{index}].find, err"),
-                _ => {
-                    return Err(Error::InvalidSpec(format!(
-                        "spec.dataFrom[{index}]: exactly one of extract, find or sourceRef.generatorRef must be set"
-                    )));
-                }
-            };
-            let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
-            let store = (self.resolve)(store_ref)?;
-            let client = self.client(&store, namespace, &what).await?;
-            let (found, strategy, decoding, null_bytes) = match (&entry.extract, &entry.find) {
-                (Some(extract), _) => {
-                    let remote_ref = RemoteRef::from(extract);
-                    let key = read_key(&store, namespace, &remote_ref);
-                    let request = remote_ref.clone();
-                    let (result, performed) = self
-                        .shared
-                        .maps
-                        .read(key, async move { client.get_secret_map(&request).await })
-                        .await;
-                    if performed {
-                        self.count(&store, "GetSecretMap", &result);
-                    }
-                    (
-                        result,
-                        remote_ref.conversion_strategy,
-                        remote_ref.decoding_strategy,
-                        extract.null_byte_policy,
-                    )
-                }
-                (_, Some(find_spec)) => {
-                    let find = Find::from(find_spec);
-                    let result = client.get_all_secrets(&find).await;
-                    self.count(&store, "GetAllSecrets", &result);
-                    (
-                        result,
-                        find.conversion_strategy,
-                        find.decoding_strategy,
-                        find_spec.null_byte_policy,
-                    )
-                }
-                (None, None) => unreachable!("checked above"),
-            };
-            let found = match found {
-                Ok(found) => found,
-                Err(source) if source.is_not_found() && !retain => {
-                    fetched.missing.push(format!(
-                        "secret does not exist at provider using spec.dataFrom[{index}]"
-                    ));
-                    continue;
-                }
-                Err(source) => return Err(Error::Provider { what, source }),
-            };
-            let invalid = |message: String| Error::InvalidSpec(format!("{what}: {message}"));
-            let keyed = if entry.rewrite.is_empty() {
-                convert_keys(strategy, found).map_err(|error| {
-                    invalid(format!(
-                        "error applying conversion strategy {strategy:?} to keys: {error}"
-                    ))
-                })?
-            } else {
-                rewrite(&entry.rewrite, found, &format!("spec.dataFrom[{index}]"))?
-            };
-            for key in keyed.keys() {
-                check_key(key).map_err(invalid)?;
-            }
-            for (key, value) in keyed {
-                let value = decode(decoding, value.into_bytes()).map_err(|error| {
-                    invalid(format!(
-                        "error applying decoding strategy {decoding:?} to data: {error}"
-                    ))
-                })?;
-                check_null_bytes(null_bytes, &key, &value).map_err(invalid)?;
-                fetched.data.insert(key, value);
-            }
+            self.fetch_data_from(index, entry, &mut fetched).await?;
         }
         for (index, entry) in self.es.spec.data.iter().enumerate() {
-            let what = format!(
-                "error processing spec.data[{index}] (key: {}), err",
-                entry.remote_ref.key
-            );
-            if entry
-                .source_ref
-                .as_ref()
-                .is_some_and(|s| s.generator_ref.is_some())
-            {
-                return Err(Error::InvalidSpec(format!(
-                    "spec.data[{index}].sourceRef.generatorRef: generators can only be used in \
-                     spec.dataFrom"
-                )));
-            }
-            let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
-            let store = (self.resolve)(store_ref)?;
-            let remote_ref = RemoteRef::from(&entry.remote_ref);
-            let client = self.client(&store, namespace, &what).await?;
-            let key = read_key(&store, namespace, &remote_ref);
-            let request = remote_ref.clone();
-            let (result, performed) = self
-                .shared
-                .secrets
-                .read(key, async move { client.get_secret(&request).await })
-                .await;
-            if performed {
-                self.count(&store, "GetSecret", &result);
-            }
-            let value = match result {
-                Ok(value) => value.into_bytes(),
-                Err(source) if source.is_not_found() && !retain => {
-                    fetched.missing.push(format!(
-                        "secret does not exist at provider using spec.dataFrom[{index}] (key={})",
-                        entry.remote_ref.key
-                    ));
-                    continue;
-                }
-                Err(source) => return Err(Error::Provider { what, source }),
-            };
-            let invalid = |message: String| Error::InvalidSpec(format!("{what}: {message}"));
-            let decoding = remote_ref.decoding_strategy;
-            let value = decode(decoding, value).map_err(|error| {
-                invalid(format!(
-                    "error applying decoding strategy {decoding:?} to data: {error}"
-                ))
-            })?;
-            check_null_bytes(entry.remote_ref.null_byte_policy, &entry.secret_key, &value)
-                .map_err(invalid)?;
-            fetched.data.insert(entry.secret_key.clone(), value);
+            self.fetch_data(index, entry, &mut fetched).await?;
         }
         Ok(fetched)
     }
 
-    async fn client(
+    fn namespace(&self) -> &str {
+        self.es.metadata.namespace.as_deref().unwrap_or_default()
+    }
+
+    /// Whether a missing remote secret fails the sync (`deletionPolicy: Retain`).
+    fn retain(&self) -> bool {
+        matches!(
+            self.es.spec.target.deletion_policy,
+            ExternalSecretDeletionPolicy::Retain
+        )
+    }
+
+    /// One `spec.dataFrom` entry: generated, extracted or found.
+    async fn fetch_data_from(
+        &self,
+        index: usize,
+        entry: &ExternalSecretDataFromRemoteRef,
+        fetched: &mut Fetched,
+    ) -> Result<(), Error> {
+        let generator = entry
+            .source_ref
+            .as_ref()
+            .and_then(|s| s.generator_ref.as_ref());
+        let (what, read) = match (generator, &entry.extract, &entry.find) {
+            (Some(reference), None, None) => {
+                return self.generate(index, entry, reference, fetched).await;
+            }
+            (_, Some(extract), None) => (
+                format!("error processing spec.dataFrom[{index}].extract, err"),
+                MapRead::Extract(extract),
+            ),
+            (_, None, Some(find)) => (
+                format!("error processing spec.dataFrom[{index}].find, err"),
+                MapRead::Find(find),
+            ),
+            _ => return Err(Error::DataFromSource { index }),
+        };
+        let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
+        let store = (self.resolve)(store_ref)?;
+        let client = self.client(&store, &what).await?;
+        let (found, shape) = self.read_map(&store, client, &read).await;
+        let found = match found {
+            Ok(found) => found,
+            Err(source) if source.is_not_found() && !self.retain() => {
+                fetched.missing.push(format!(
+                    "secret does not exist at provider using spec.dataFrom[{index}]"
+                ));
+                return Ok(());
+            }
+            Err(source) => return Err(Error::Provider { what, source }),
+        };
+        let invalid = |problem: String| Error::InvalidEntry {
+            what: what.clone(),
+            problem,
+        };
+        let strategy = shape.conversion;
+        let keyed = if entry.rewrite.is_empty() {
+            convert_keys(strategy, found).map_err(|error| {
+                invalid(format!(
+                    "error applying conversion strategy {strategy:?} to keys: {error}"
+                ))
+            })?
+        } else {
+            rewrite(&entry.rewrite, found, &format!("spec.dataFrom[{index}]"))?
+        };
+        for key in keyed.keys() {
+            check_key(key).map_err(invalid)?;
+        }
+        for (key, value) in keyed {
+            let value = decoded(shape.decoding, value.into_bytes()).map_err(invalid)?;
+            check_null_bytes(shape.null_bytes, &key, &value).map_err(invalid)?;
+            fetched.data.insert(key, value);
+        }
+        Ok(())
+    }
+
+    /// A `dataFrom` entry's generator: its keys, rewritten and checked.
+    async fn generate(
+        &self,
+        index: usize,
+        entry: &ExternalSecretDataFromRemoteRef,
+        reference: &GeneratorRef,
+        fetched: &mut Fetched,
+    ) -> Result<(), Error> {
+        let field = format!("spec.dataFrom[{index}]");
+        let generated = generators::generate(self.generators, self.namespace(), reference)
+            .await
+            .map_err(|source| Error::Generator {
+                field: field.clone(),
+                source,
+            })?
+            .into_iter()
+            .map(|(key, value)| (key, SecretValue::new(value)))
+            .collect();
+        for (key, value) in rewrite(&entry.rewrite, generated, &field)? {
+            check_key(&key).map_err(|problem| Error::InvalidEntry {
+                what: field.clone(),
+                problem,
+            })?;
+            fetched.data.insert(key, value.into_bytes());
+        }
+        Ok(())
+    }
+
+    /// Reads an `extract` (shared with other syncs) or `find`; the result and how to shape it.
+    async fn read_map(
         &self,
         store: &FoundStore,
-        namespace: &str,
-        what: &str,
-    ) -> Result<SharedClient, Error> {
-        let store_ref = store.store_ref();
-        self.clients
-            .client(&store_ref, Some(namespace))
+        client: SharedClient,
+        read: &MapRead<'_>,
+    ) -> (Result<SecretMap, ProviderError>, Shape) {
+        match read {
+            MapRead::Extract(extract) => {
+                let remote_ref = RemoteRef::from(*extract);
+                let key = read_key(store, self.namespace(), &remote_ref);
+                let request = remote_ref.clone();
+                let (result, performed) = self
+                    .shared
+                    .maps
+                    .read(key, async move { client.get_secret_map(&request).await })
+                    .await;
+                if performed {
+                    self.count(store, "GetSecretMap", &result);
+                }
+                let shape = Shape {
+                    conversion: remote_ref.conversion_strategy,
+                    decoding: remote_ref.decoding_strategy,
+                    null_bytes: extract.null_byte_policy,
+                };
+                (result, shape)
+            }
+            MapRead::Find(find_spec) => {
+                let find = Find::from(*find_spec);
+                let result = client.get_all_secrets(&find).await;
+                self.count(store, "GetAllSecrets", &result);
+                let shape = Shape {
+                    conversion: find.conversion_strategy,
+                    decoding: find.decoding_strategy,
+                    null_bytes: find_spec.null_byte_policy,
+                };
+                (result, shape)
+            }
+        }
+    }
+
+    /// One `spec.data` entry: one remote value under its `secretKey`.
+    async fn fetch_data(
+        &self,
+        index: usize,
+        entry: &ExternalSecretData,
+        fetched: &mut Fetched,
+    ) -> Result<(), Error> {
+        let what = format!(
+            "error processing spec.data[{index}] (key: {}), err",
+            entry.remote_ref.key
+        );
+        if entry
+            .source_ref
+            .as_ref()
+            .is_some_and(|s| s.generator_ref.is_some())
+        {
+            return Err(Error::GeneratorInData { index });
+        }
+        let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
+        let store = (self.resolve)(store_ref)?;
+        let remote_ref = RemoteRef::from(&entry.remote_ref);
+        let client = self.client(&store, &what).await?;
+        let key = read_key(&store, self.namespace(), &remote_ref);
+        let request = remote_ref.clone();
+        let (result, performed) = self
+            .shared
+            .secrets
+            .read(key, async move { client.get_secret(&request).await })
+            .await;
+        if performed {
+            self.count(&store, "GetSecret", &result);
+        }
+        let value = match result {
+            Ok(value) => value.into_bytes(),
+            Err(source) if source.is_not_found() && !self.retain() => {
+                fetched.missing.push(format!(
+                    "secret does not exist at provider using spec.dataFrom[{index}] (key={})",
+                    entry.remote_ref.key
+                ));
+                return Ok(());
+            }
+            Err(source) => return Err(Error::Provider { what, source }),
+        };
+        let invalid = |problem: String| Error::InvalidEntry {
+            what: what.clone(),
+            problem,
+        };
+        let value = decoded(remote_ref.decoding_strategy, value).map_err(invalid)?;
+        check_null_bytes(entry.remote_ref.null_byte_policy, &entry.secret_key, &value)
+            .map_err(invalid)?;
+        fetched.data.insert(entry.secret_key.clone(), value);
+        Ok(())
+    }
+
+    async fn client(&self, store: &FoundStore, what: &str) -> Result<SharedClient, Error> {
+        store
+            .client(self.clients, self.namespace())
             .await
             .map_err(|source| Error::Provider {
                 what: format!("{what}: {}", store.describe()),
@@ -256,9 +301,8 @@ impl Fetcher<'_> {
     }
 
     fn count<T>(&self, store: &FoundStore, call: &str, result: &Result<T, ProviderError>) {
-        let provider = Backend::of(&store.spec().provider).map_or("unknown", |b| b.name());
         self.metrics
-            .count_provider_call(provider, call, result.is_ok());
+            .count_provider_call(store.provider_name(), call, result.is_ok());
     }
 }
 
@@ -276,6 +320,25 @@ fn read_key(store: &FoundStore, namespace: &str, remote_ref: &RemoteRef) -> Read
         caller_namespace,
         remote_ref: remote_ref.clone(),
     }
+}
+
+/// What a `dataFrom` entry reads: one remote map, or every secret a `find` matches.
+enum MapRead<'a> {
+    Extract(&'a ExternalSecretDataRemoteRef),
+    Find(&'a ExternalSecretFind),
+}
+
+/// How the values of a `dataFrom` read are shaped: key conversion, value decoding, NUL bytes.
+struct Shape {
+    conversion: ConversionStrategy,
+    decoding: DecodingStrategy,
+    null_bytes: Option<ExternalSecretNullBytePolicy>,
+}
+
+/// A value decoded by `strategy`, failing with upstream's message.
+fn decoded(strategy: DecodingStrategy, value: Vec<u8>) -> Result<Vec<u8>, String> {
+    decode(strategy, value)
+        .map_err(|error| format!("error applying decoding strategy {strategy:?} to data: {error}"))
 }
 
 /// Upstream's rule for keys from `dataFrom`: only alphanumerics, `-`, `_` and `.`.
@@ -323,39 +386,23 @@ fn rewrite(
                 .map(|(key, value)| (key, value.into_bytes()))
                 .collect();
             data = crate::controllers::rewrite::merge(operation, bytes)
-                .map_err(|error| Error::InvalidSpec(format!("{field}: {error}")))?
+                .map_err(|problem| Error::InvalidEntry {
+                    what: field.clone(),
+                    problem,
+                })?
                 .into_iter()
                 .map(|(key, value)| (key, SecretValue::new(value)))
                 .collect();
             continue;
         }
         let rule = KeyRewrite::compile(&field, rule.regexp.as_ref(), rule.transform.as_ref())
-            .map_err(Error::InvalidSpec)?;
+            .map_err(Error::Rewrite)?;
         data = data
             .into_iter()
-            .map(|(key, value)| Ok((rule.apply(&key).map_err(Error::InvalidSpec)?, value)))
+            .map(|(key, value)| Ok((rule.apply(&key).map_err(Error::Rewrite)?, value)))
             .collect::<Result<_, Error>>()?;
     }
     Ok(data)
-}
-
-/// Applies a decoding strategy; `Auto` keeps values that are not base64.
-pub fn decode(strategy: DecodingStrategy, value: Vec<u8>) -> Result<Vec<u8>, String> {
-    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
-    let text = || String::from_utf8_lossy(&value).trim().to_owned();
-    match strategy {
-        DecodingStrategy::None => Ok(value),
-        DecodingStrategy::Base64 => STANDARD
-            .decode(text())
-            .map_err(|_| "the value is not valid base64".to_owned()),
-        DecodingStrategy::Base64Url => URL_SAFE
-            .decode(text())
-            .map_err(|_| "the value is not valid base64url".to_owned()),
-        DecodingStrategy::Auto => Ok(STANDARD
-            .decode(text())
-            .or_else(|_| URL_SAFE.decode(text()))
-            .unwrap_or(value)),
-    }
 }
 
 #[cfg(test)]
@@ -363,31 +410,6 @@ mod tests {
     use super::*;
     use external_secrets_crds::v1::ExternalSecretRewriteRegexp;
     use external_secrets_providers::SecretValue;
-
-    #[test]
-    fn decoding_strategies() {
-        assert_eq!(
-            decode(DecodingStrategy::Base64, b"aGk=".to_vec()).unwrap(),
-            b"hi"
-        );
-        assert!(decode(DecodingStrategy::Base64, b"not base64!".to_vec()).is_err());
-        assert_eq!(
-            decode(DecodingStrategy::Base64Url, b"Pz8-".to_vec()).unwrap(),
-            b"??>"
-        );
-        assert_eq!(
-            decode(DecodingStrategy::Auto, b"aGk=".to_vec()).unwrap(),
-            b"hi"
-        );
-        assert_eq!(
-            decode(DecodingStrategy::Auto, b"plain!".to_vec()).unwrap(),
-            b"plain!"
-        );
-        assert_eq!(
-            decode(DecodingStrategy::None, b"aGk=".to_vec()).unwrap(),
-            b"aGk="
-        );
-    }
 
     #[test]
     fn regexp_transform_and_merge_rewrites_apply_in_order() {

@@ -8,19 +8,21 @@
 //! Whether a sync is due is decided from the ExternalSecret's status, so a restart calls no
 //! provider and writes no Secret for ExternalSecrets that are not due.
 
+pub mod context;
 pub mod dedup;
 pub mod error;
 pub mod fetch;
 pub mod generic;
-pub mod hash;
+pub mod inputs;
+pub mod outcome;
+
 pub mod read;
 pub mod reconcile;
 pub mod refresh;
 pub mod status;
-pub mod stores;
+
 pub mod sync_window;
 pub mod target;
-pub mod template;
 
 use std::sync::Arc;
 
@@ -38,9 +40,10 @@ use kube::{Api, ResourceExt};
 
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
+use crate::stores::{Stores, kind_and_name};
+use context::{CONTROLLER, EsContext};
 use fetch::SharedReads;
-use reconcile::{CONTROLLER, EsContext, ReconcileError};
-use stores::{Stores, kind_and_name};
+use reconcile::ReconcileError;
 
 /// Runs the ExternalSecret controller until `shutdown` completes.
 pub async fn run(
@@ -55,23 +58,15 @@ pub async fn run(
     let queue = Arc::new(QueueDepth::new(CONTROLLER, context.metrics.clone()));
     let started = queue.clone();
     let (secret_store_reader, secret_store_writer) = reflector::store();
-    let secret_stores = watcher(
+    let secret_stores = cached_watch(
         settings.scoped_api::<SecretStore>(client.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .modify(forget_managed_fields)
-    .reflect(secret_store_writer)
-    .applied_objects();
+        secret_store_writer,
+    );
     let (cluster_store_reader, cluster_store_writer) = reflector::store();
-    let cluster_stores = watcher(
+    let cluster_stores = cached_watch(
         Api::<ClusterSecretStore>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .modify(forget_managed_fields)
-    .reflect(cluster_store_writer)
-    .applied_objects();
+        cluster_store_writer,
+    );
     let managed_secrets = watcher(
         settings.scoped_api::<PartialObjectMeta<Secret>>(client.clone()),
         watcher::Config::default().labels(&format!("{}=true", target::LABEL_MANAGED)),
@@ -100,60 +95,30 @@ pub async fn run(
     .default_backoff()
     .modify(forget_managed_fields)
     .reflect(external_secret_writer)
-    .inspect({
-        let queue = queue.clone();
-        move |event| match event {
-            Ok(watcher::Event::Delete(es)) => {
-                forget_deleted(es, &forget);
-                queue.taken(&ObjectRef::from_obj(es));
-            }
-            Ok(watcher::Event::Apply(es) | watcher::Event::InitApply(es)) => {
-                queue.triggered([&ObjectRef::from_obj(es)]);
-            }
-            _ => {}
-        }
-    })
+    .inspect(track_events(queue.clone(), forget))
     .applied_objects();
     let controller = Controller::for_stream(watched, external_secrets.clone());
-    // Every trigger counts toward workqueue_depth until its reconcile starts.
-    let queued = |queue: &Arc<QueueDepth<ExternalSecret>>| {
-        let queue = queue.clone();
-        move |requests: Vec<ObjectRef<ExternalSecret>>| {
-            queue.triggered(&requests);
-            requests
-        }
-    };
-    let (by_target_queued, by_store_queued, by_cluster_store_queued) =
-        (queued(&queue), queued(&queue), queued(&queue));
     let drift_queue = queue.clone();
     let drift_requests = drift_requests.inspect(move |request| {
         drift_queue.triggered([request]);
     });
-    let by_target = external_secrets.clone();
-    let by_store = external_secrets.clone();
-    let by_cluster_store = external_secrets.clone();
+    // Every trigger counts toward workqueue_depth until its reconcile starts.
+    let related = Related {
+        external_secrets: external_secrets.clone(),
+        queue: queue.clone(),
+    };
+    let (by_target, by_store, by_cluster_store) = (related.clone(), related.clone(), related);
     tracing::info!(controller = CONTROLLER, "starting controller");
     controller
         .with_config(controller::Config::default().concurrency(concurrency))
         .watches_stream(managed_secrets, move |secret| {
-            by_target_queued(writers_of(&by_target, &secret.metadata))
+            by_target.of_target(&secret.metadata)
         })
         .watches_stream(secret_stores, move |store: SecretStore| {
-            let namespace = store.namespace();
-            by_store_queued(users_of(
-                &by_store,
-                SecretStoreRefKind::SecretStore,
-                &store.name_any(),
-                namespace.as_deref(),
-            ))
+            by_store.of_store(&store)
         })
         .watches_stream(cluster_stores, move |store: ClusterSecretStore| {
-            by_cluster_store_queued(users_of(
-                &by_cluster_store,
-                SecretStoreRefKind::ClusterSecretStore,
-                &store.name_any(),
-                None,
-            ))
+            by_cluster_store.of_cluster_store(&store)
         })
         .reconcile_on(drift_requests)
         .graceful_shutdown_on(shutdown)
@@ -166,21 +131,107 @@ pub async fn run(
             es_context,
         )
         .for_each(|result| {
-            if let Err(controller::Error::ObjectNotFound(object)) = &result {
-                let gone = ObjectRef::<ExternalSecret>::new(&object.name);
-                queue.taken(&match &object.namespace {
-                    Some(namespace) => gone.within(namespace),
-                    None => gone,
-                });
-            }
-            async move {
-                if let Err(error) = result {
-                    tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
-                }
-            }
+            finished(&queue, &result);
+            async {}
         })
         .await;
     tracing::info!(controller = CONTROLLER, "controller stopped");
+}
+
+/// A watch of every `K` in scope feeding `writer`'s cache (without managedFields); yields
+/// the objects that changed.
+fn cached_watch<K>(
+    api: Api<K>,
+    writer: reflector::store::Writer<K>,
+) -> impl futures::Stream<Item = Result<K, watcher::Error>> + Send
+where
+    K: kube::Resource<DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    watcher(api, watcher::Config::default())
+        .default_backoff()
+        .modify(forget_managed_fields)
+        .reflect(writer)
+        .applied_objects()
+}
+
+/// Follows the ExternalSecret watch: a deleted one is forgotten (metrics, retry state) and
+/// leaves the queue-depth count; a changed one enters it.
+fn track_events(
+    queue: Arc<QueueDepth<ExternalSecret>>,
+    context: Arc<Context>,
+) -> impl Fn(&Result<watcher::Event<ExternalSecret>, watcher::Error>) {
+    move |event| match event {
+        Ok(watcher::Event::Delete(es)) => {
+            forget_deleted(es, &context);
+            queue.taken(&ObjectRef::from_obj(es));
+        }
+        Ok(watcher::Event::Apply(es) | watcher::Event::InitApply(es)) => {
+            queue.triggered([&ObjectRef::from_obj(es)]);
+        }
+        _ => {}
+    }
+}
+
+/// Maps changes of related objects (targets, stores) to the ExternalSecrets they concern,
+/// counting each request toward the queue depth.
+#[derive(Clone)]
+struct Related {
+    external_secrets: reflector::Store<ExternalSecret>,
+    queue: Arc<QueueDepth<ExternalSecret>>,
+}
+
+impl Related {
+    fn queued(&self, requests: Vec<ObjectRef<ExternalSecret>>) -> Vec<ObjectRef<ExternalSecret>> {
+        self.queue.triggered(&requests);
+        requests
+    }
+
+    fn of_target(&self, target: &ObjectMeta) -> Vec<ObjectRef<ExternalSecret>> {
+        self.queued(writers_of(&self.external_secrets, target))
+    }
+
+    fn of_store(&self, store: &SecretStore) -> Vec<ObjectRef<ExternalSecret>> {
+        let namespace = store.namespace();
+        self.queued(users_of(
+            &self.external_secrets,
+            SecretStoreRefKind::SecretStore,
+            &store.name_any(),
+            namespace.as_deref(),
+        ))
+    }
+
+    fn of_cluster_store(&self, store: &ClusterSecretStore) -> Vec<ObjectRef<ExternalSecret>> {
+        self.queued(users_of(
+            &self.external_secrets,
+            SecretStoreRefKind::ClusterSecretStore,
+            &store.name_any(),
+            None,
+        ))
+    }
+}
+
+/// After a reconcile: a vanished object leaves the queue-depth count; failures are logged
+/// (the status already says why).
+fn finished<T>(
+    queue: &QueueDepth<ExternalSecret>,
+    result: &Result<T, controller::Error<ReconcileError, watcher::Error>>,
+) {
+    if let Err(controller::Error::ObjectNotFound(object)) = result {
+        let gone = ObjectRef::<ExternalSecret>::new(&object.name);
+        queue.taken(&match &object.namespace {
+            Some(namespace) => gone.within(namespace),
+            None => gone,
+        });
+    }
+    if let Err(error) = result {
+        tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
+    }
 }
 
 /// Drops the metric series and retry state of a deleted ExternalSecret.

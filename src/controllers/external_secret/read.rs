@@ -2,40 +2,18 @@
 //! from the ExternalSecret's namespace, then fetch. Shared by the controller and `render`, so
 //! both fail with the same messages.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use external_secrets_crds::v1::{ExternalSecret, SecretStoreRef, SecretStoreRefKind};
 use external_secrets_providers::ClientManager;
-use k8s_openapi::api::core::v1::Namespace;
-use kube::{Api, ResourceExt};
+use kube::ResourceExt;
 
 use super::error::Error;
 use super::fetch::{Fetched, Fetcher, SharedReads};
 use super::status;
-use super::stores::{FoundStore, Stores, cluster_store_admits, kind_and_name};
 use crate::generators::GeneratorSource;
 use crate::metrics::Metrics;
-
-/// Where namespace labels come from, for ClusterSecretStore `namespaceSelector` conditions.
-pub enum NamespaceLabels {
-    /// The cluster's Namespaces.
-    Cluster(Box<Api<Namespace>>),
-    /// Namespaces known up front (`render`); an unknown namespace has no labels.
-    Known(BTreeMap<String, BTreeMap<String, String>>),
-}
-
-impl NamespaceLabels {
-    /// The labels of `namespace`.
-    pub async fn of(&self, namespace: &str) -> Result<BTreeMap<String, String>, Error> {
-        match self {
-            NamespaceLabels::Cluster(api) => {
-                let found = api.get(namespace).await.map_err(Error::Kube)?;
-                Ok(found.metadata.labels.unwrap_or_default())
-            }
-            NamespaceLabels::Known(known) => Ok(known.get(namespace).cloned().unwrap_or_default()),
-        }
-    }
-}
+use crate::stores::{FoundStore, NamespaceLabels, Stores, kind_and_name};
 
 /// What reading needs: the stores, provider clients, metrics and namespace labels.
 pub struct Reader<'a> {
@@ -69,16 +47,17 @@ impl Reader<'_> {
             .map_err(|error| (error, None))?;
         let default_ref = es.spec.secret_store_ref.clone();
         let resolve = move |reference: Option<&SecretStoreRef>| -> Result<FoundStore, Error> {
-            let reference = reference.or(default_ref.as_ref()).ok_or_else(|| {
-                Error::InvalidSpec(
-                    "spec.secretStoreRef: required unless every entry names its sourceRef".into(),
-                )
-            })?;
+            let reference = reference
+                .or(default_ref.as_ref())
+                .ok_or(Error::MissingStoreRef)?;
             let (kind, name) = kind_and_name(reference);
-            stores
-                .get(&(kind, name.to_owned()))
-                .cloned()
-                .ok_or_else(|| Error::StoreNotFound(format!("{kind:?} {name:?}")))
+            let found = stores.get(&(kind, name.to_owned())).cloned();
+            found.ok_or_else(|| {
+                Error::Store(crate::stores::Error::NotFound {
+                    kind,
+                    name: name.to_owned(),
+                })
+            })
         };
         let fetcher = Fetcher {
             clients: self.clients,
@@ -103,21 +82,10 @@ impl Reader<'_> {
         let namespace = es.namespace().unwrap_or_default();
         let mut checked = HashMap::new();
         for reference in references {
-            let store = self.stores.find(reference, &namespace)?;
-            if let FoundStore::Cluster(cluster) = &store
-                && !cluster_store_admits(cluster, &namespace, self.namespaces).await?
-            {
-                return Err(Error::StoreNotAllowed {
-                    store: cluster.name_any(),
-                    namespace,
-                });
-            }
-            if self.flood_gate && !store.usable() {
-                return Err(Error::StoreNotReady(store.describe()));
-            }
-            if store.status_capabilities() == Some("WriteOnly") {
-                return Err(Error::StoreWriteOnly(store.describe()));
-            }
+            let store = self
+                .stores
+                .find_readable(reference, &namespace, self.namespaces, self.flood_gate)
+                .await?;
             let (kind, name) = kind_and_name(reference);
             checked.insert((kind, name.to_owned()), store);
         }

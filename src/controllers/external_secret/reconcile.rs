@@ -2,14 +2,12 @@
 //! -> write the target Secret (only when it differs) -> status, events, metrics -> requeue at
 //! the next refresh. A failure never touches the Secret already synced.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use external_secrets_crds::v1::{
     ExternalSecret, ExternalSecretCreationPolicy, ExternalSecretDeletionPolicy, SecretStoreRef,
     SecretStoreRefKind,
 };
-use external_secrets_providers::credentials::KubeSecretSource;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
@@ -18,37 +16,18 @@ use kube::runtime::events::EventType;
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
+use super::context::{CONTROLLER, EsContext};
 use super::error::Error;
-use super::fetch::SharedReads;
-use super::generic::{self, GenericTargets};
-use super::read::{NamespaceLabels, ReadFailure, Reader, store_references};
+use super::generic;
+use super::inputs::{read_provider_data, template_sources};
+use super::outcome::{fail, finish, publish, requeue};
+use super::read::store_references;
 use super::refresh;
 use super::status::{self, Ready, Synced};
-use super::stores::{Stores, kind_and_name};
-use super::target::{self, SecretData};
-use super::template;
-use crate::context::{Context, FIELD_MANAGER};
+use super::target;
 use crate::controllers::backoff::FailureBackoff;
-use crate::generators::KubeGenerators;
-
-/// The controller's name in metrics and logs.
-pub const CONTROLLER: &str = "externalsecret";
-/// Upstream's event recorder name for ExternalSecrets.
-const EVENT_REPORTER: &str = "external-secrets";
-
-/// What the ExternalSecret reconciler shares.
-pub struct EsContext {
-    /// State shared with the other controllers.
-    pub shared: Arc<Context>,
-    /// Watch caches of both store kinds.
-    pub stores: Stores,
-    /// Whether ClusterSecretStores may be used (`--enable-cluster-store-reconciler`).
-    pub cluster_stores_enabled: bool,
-    /// Provider reads shared across ExternalSecrets (`--provider-read-dedup-window`).
-    pub reads: SharedReads,
-    /// Generic targets (`spec.target.manifest`).
-    pub generic: GenericTargets,
-}
+use crate::controllers::template::SecretData;
+use crate::stores::kind_and_name;
 
 /// Why a reconcile ended in error (the status already says so).
 #[derive(Debug, thiserror::Error)]
@@ -81,7 +60,14 @@ pub fn error_policy(
     error: &ReconcileError,
     backoff: &FailureBackoff,
 ) -> Action {
-    if error.0.is_temporary() {
+    let error = &error.0;
+    tracing::debug!(
+        controller = CONTROLLER,
+        reason = error.reason(),
+        temporary = error.is_temporary(),
+        "sync failed"
+    );
+    if error.is_temporary() {
         Action::requeue(backoff.failed(es))
     } else {
         Action::await_change()
@@ -89,8 +75,6 @@ pub fn error_policy(
 }
 
 async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error> {
-    let shared = &context.shared;
-    let namespace = es.namespace().unwrap_or_default();
     let references = store_references(es);
     if skip(es, &references, context) {
         return Ok(Action::await_change());
@@ -100,79 +84,40 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
     }
     let interval = match refresh::interval(es) {
         Ok(interval) => interval,
-        Err(message) => return fail(es, context, Error::InvalidSpec(message), None).await,
+        Err(error) => return fail(es, context, error, None).await,
     };
     if let Some(manifest) = &es.spec.target.manifest {
         return generic::sync::sync(es, context, manifest, interval).await;
     }
-    let secrets: Api<Secret> = Api::namespaced(shared.client.clone(), &namespace);
-    let target_name = target::target_name(es);
-    let existing = secrets.get_opt(&target_name).await.map_err(Error::Kube)?;
+    let target = Target::read(es, context).await?;
     let now = Timestamp::now();
-    let ready = es.status.as_ref().is_some_and(|status| {
-        status
-            .conditions
-            .iter()
-            .any(|c| c.status == "True" && c.reason.as_deref() == Some(status::REASON_SYNCED))
-    });
-    if ready
-        && !refresh::should_refresh(es, interval, now)
-        && target::is_valid(existing.as_ref(), es)
-    {
-        // Nothing to do, but dashboards still need the condition after a restart.
-        shared
-            .metrics
-            .set_external_secret_condition(&es.name_any(), &namespace, "True");
-        let refreshed = refresh::last_refresh(es).unwrap_or(now);
-        return Ok(requeue(es, interval, refreshed, now));
+    if let Some(next) = still_current(es, context, &target, interval, now) {
+        return Ok(next);
     }
-
     let data = match read_provider_data(es, context).await {
         Ok(data) => data,
         Err((error, step)) => return fail(es, context, error, step).await,
     };
     let synced = |binding: Option<String>| Synced {
         refresh_time: now,
-        resource_version: refresh::synced_resource_version(&es.metadata),
+        resource_version: crate::controllers::metadata::synced_resource_version(&es.metadata),
         binding,
     };
-    let policy = es.spec.target.creation_policy;
     if data.is_empty() {
-        match es.spec.target.deletion_policy {
-            ExternalSecretDeletionPolicy::Delete => {
-                if policy != ExternalSecretCreationPolicy::Owner {
-                    let error = Error::InvalidSpec(format!(
-                        "unable to delete secret {target_name}: creationPolicy={policy:?} is not Owner"
-                    ));
-                    return fail(es, context, error, Some(status::MESSAGE_DELETE_FAILED)).await;
-                }
-                if existing.is_some() {
-                    secrets
-                        .delete(&target_name, &DeleteParams::default())
-                        .await
-                        .map_err(Error::Kube)?;
-                    publish(
-                        es,
-                        context,
-                        EventType::Normal,
-                        "Deleted",
-                        status::MESSAGE_DELETED,
-                    )
-                    .await;
-                }
-                let ready = Ready::done(status::REASON_DELETED, status::MESSAGE_DELETED);
+        match deletion_policy(es, context, &target).await? {
+            NoData::Finish(ready) => {
                 return finish(es, context, ready, Some(synced(None)), interval, now).await;
             }
-            ExternalSecretDeletionPolicy::Retain => {
-                let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED_RETAIN);
-                return finish(es, context, ready, Some(synced(None)), interval, now).await;
+            NoData::Fail(error) => {
+                return fail(es, context, error, Some(status::MESSAGE_DELETE_FAILED)).await;
             }
-            ExternalSecretDeletionPolicy::Merge => {}
+            NoData::Write => {}
         }
     }
+    let policy = es.spec.target.creation_policy;
     if policy == ExternalSecretCreationPolicy::Owner
-        && renamed(es, &target_name)
-        && let Err(error) = delete_orphaned(es, context, &secrets, &target_name).await
+        && renamed(es, &target.name)
+        && let Err(error) = delete_orphaned(es, context, &target.api, &target.name).await
     {
         return fail(es, context, error, Some(MESSAGE_DELETE_ORPHANED_FAILED)).await;
     }
@@ -181,37 +126,140 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
             let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED);
             finish(es, context, ready, Some(synced(None)), interval, now).await
         }
-        ExternalSecretCreationPolicy::Merge if existing.is_none() => {
-            let ready = Ready {
-                status: "False",
-                reason: status::REASON_MISSING,
-                message: status::MESSAGE_MISSING.to_owned(),
-            };
-            publish(
-                es,
-                context,
-                EventType::Warning,
-                "UpdateFailed",
-                status::MESSAGE_MISSING,
-            )
-            .await;
+        ExternalSecretCreationPolicy::Merge if target.existing.is_none() => {
+            let ready = target_missing(es, context).await;
             finish(es, context, ready, None, interval, now).await
         }
-        _ => match write_target(es, context, &secrets, existing.as_ref(), &data).await {
+        _ => match write_target(es, context, &target.api, target.existing.as_ref(), &data).await {
             Ok(()) => {
                 let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED);
-                finish(
-                    es,
-                    context,
-                    ready,
-                    Some(synced(Some(target_name))),
-                    interval,
-                    now,
-                )
-                .await
+                let synced = synced(Some(target.name.clone()));
+                finish(es, context, ready, Some(synced), interval, now).await
             }
             Err(error) => fail(es, context, error, Some(status::MESSAGE_UPDATE_FAILED)).await,
         },
+    }
+}
+
+/// The target Secret: where it lives, its name, and what it holds now.
+struct Target {
+    api: Api<Secret>,
+    name: String,
+    existing: Option<Secret>,
+}
+
+impl Target {
+    async fn read(es: &ExternalSecret, context: &EsContext) -> Result<Self, Error> {
+        let namespace = es.namespace().unwrap_or_default();
+        let api: Api<Secret> = Api::namespaced(context.shared.client.clone(), &namespace);
+        let name = target::target_name(es);
+        let existing = api.get_opt(&name).await.map_err(Error::Kube)?;
+        Ok(Self {
+            api,
+            name,
+            existing,
+        })
+    }
+}
+
+/// `Some(next)` when the last sync still holds: Ready, not due, target intact.
+fn still_current(
+    es: &ExternalSecret,
+    context: &EsContext,
+    target: &Target,
+    interval: std::time::Duration,
+    now: Timestamp,
+) -> Option<Action> {
+    let ready = es.status.as_ref().is_some_and(|status| {
+        status
+            .conditions
+            .iter()
+            .any(|c| c.status == "True" && c.reason.as_deref() == Some(status::REASON_SYNCED))
+    });
+    if !ready
+        || refresh::should_refresh(es, interval, now)
+        || !target::is_valid(target.existing.as_ref(), es)
+    {
+        return None;
+    }
+    // Nothing to do, but dashboards still need the condition after a restart.
+    context.shared.metrics.set_external_secret_condition(
+        &es.name_any(),
+        &es.namespace().unwrap_or_default(),
+        "True",
+    );
+    let refreshed = refresh::last_refresh(es).unwrap_or(now);
+    Some(requeue(es, interval, refreshed, now))
+}
+
+/// What `deletionPolicy` makes of a sync without provider data.
+enum NoData {
+    /// The sync ends with this condition.
+    Finish(Ready),
+    /// The policy cannot be applied (upstream's "could not delete secret").
+    Fail(Error),
+    /// `Merge`: write the target as usual.
+    Write,
+}
+
+/// No provider data: `deletionPolicy` decides.
+async fn deletion_policy(
+    es: &ExternalSecret,
+    context: &EsContext,
+    target: &Target,
+) -> Result<NoData, Error> {
+    let policy = es.spec.target.creation_policy;
+    match es.spec.target.deletion_policy {
+        ExternalSecretDeletionPolicy::Delete => {
+            if policy != ExternalSecretCreationPolicy::Owner {
+                let error = Error::DeleteNotOwner {
+                    what: format!("secret {}", target.name),
+                    policy,
+                };
+                return Ok(NoData::Fail(error));
+            }
+            if target.existing.is_some() {
+                target
+                    .api
+                    .delete(&target.name, &DeleteParams::default())
+                    .await
+                    .map_err(Error::Kube)?;
+                publish(
+                    es,
+                    context,
+                    EventType::Normal,
+                    "Deleted",
+                    status::MESSAGE_DELETED,
+                )
+                .await;
+            }
+            Ok(NoData::Finish(Ready::done(
+                status::REASON_DELETED,
+                status::MESSAGE_DELETED,
+            )))
+        }
+        ExternalSecretDeletionPolicy::Retain => Ok(NoData::Finish(Ready::done(
+            status::REASON_SYNCED,
+            status::MESSAGE_SYNCED_RETAIN,
+        ))),
+        ExternalSecretDeletionPolicy::Merge => Ok(NoData::Write),
+    }
+}
+
+/// `creationPolicy: Merge` without a Secret to merge into: upstream's `SecretMissing`.
+async fn target_missing(es: &ExternalSecret, context: &EsContext) -> Ready {
+    publish(
+        es,
+        context,
+        EventType::Warning,
+        "UpdateFailed",
+        status::MESSAGE_MISSING,
+    )
+    .await;
+    Ready {
+        status: "False",
+        reason: status::REASON_MISSING,
+        message: status::MESSAGE_MISSING.to_owned(),
     }
 }
 
@@ -238,7 +286,7 @@ async fn delete_orphaned(
     let selector = format!(
         "{}={}",
         target::LABEL_OWNER,
-        super::hash::owner_label(&namespace, &es.name_any())
+        crate::controllers::hash::owner_label(&namespace, &es.name_any())
     );
     let owned = secrets
         .list_metadata(&ListParams::default().labels(&selector))
@@ -265,55 +313,6 @@ async fn delete_orphaned(
     Ok(())
 }
 
-/// The ConfigMaps and Secrets the target template of `es` names, from its namespace.
-pub(super) async fn template_sources(
-    es: &ExternalSecret,
-    context: &EsContext,
-) -> Result<template::TemplateSources, Error> {
-    let source = KubeSecretSource::new(context.shared.client.clone());
-    let namespace = es.namespace().unwrap_or_default();
-    template::sources(
-        es.spec.target.template.as_ref(),
-        template::TEMPLATE_FIELD,
-        &namespace,
-        &source,
-    )
-    .await
-    .map_err(Error::TemplateSource)
-}
-
-/// Reads the provider data of `es` (a note event for each entry upstream reports missing);
-/// an error comes with upstream's message for the failed step.
-pub(super) async fn read_provider_data(
-    es: &ExternalSecret,
-    context: &EsContext,
-) -> Result<SecretData, ReadFailure> {
-    let shared = &context.shared;
-    let namespaces = NamespaceLabels::Cluster(Box::new(Api::all(shared.client.clone())));
-    let generators = KubeGenerators::new(shared.client.clone());
-    let reader = Reader {
-        stores: &context.stores,
-        clients: &shared.clients,
-        metrics: &shared.metrics,
-        namespaces: &namespaces,
-        flood_gate: shared.settings.flood_gate,
-        shared: &context.reads,
-        generators: &generators,
-    };
-    let fetched = reader.read(es).await?;
-    for note in &fetched.missing {
-        publish(
-            es,
-            context,
-            EventType::Normal,
-            "MissingProviderSecret",
-            note,
-        )
-        .await;
-    }
-    Ok(fetched.data)
-}
-
 /// Upstream skips (without any status) ExternalSecrets using a store of another controller
 /// class, or a ClusterSecretStore while that reconciler is disabled.
 fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext) -> bool {
@@ -328,12 +327,7 @@ fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext)
             .stores
             .find(reference, &namespace)
             .ok()
-            .is_some_and(|store| {
-                !crate::controllers::secret_store::status::should_process(
-                    store.spec(),
-                    &context.shared.settings.controller_class,
-                )
-            })
+            .is_some_and(|store| !store.is_processed_by(&context.shared.settings.controller_class))
     })
 }
 
@@ -346,8 +340,7 @@ async fn write_target(
     data: &SecretData,
 ) -> Result<(), Error> {
     let sources = template_sources(es, context).await?;
-    let desired = target::desired_secret(es, data, existing, &sources)
-        .map_err(|e| Error::InvalidSpec(e.to_string()))?;
+    let desired = target::desired_secret(es, data, existing, &sources)?;
     if let Some(existing) = existing {
         if let Some(owner) = target::other_external_secret_owner(
             existing
@@ -357,20 +350,16 @@ async fn write_target(
                 .unwrap_or_default(),
             es,
         ) {
-            return Err(Error::InvalidSpec(format!(
-                "target is owned by another ExternalSecret: secret is owned by another ExternalSecret: {owner}"
-            )));
+            return Err(Error::OwnedByAnother(owner));
         }
         if target::is_up_to_date(existing, &desired) {
             return Ok(());
         }
         if existing.immutable == Some(true) {
-            return Err(Error::InvalidSpec(
-                "could not update secret, target is immutable".into(),
-            ));
+            return Err(Error::ImmutableTarget);
         }
     }
-    let mut body = serde_json::to_value(&desired).map_err(|e| Error::InvalidSpec(e.to_string()))?;
+    let mut body = serde_json::to_value(&desired).map_err(Error::Encode)?;
     body["apiVersion"] = json!("v1");
     body["kind"] = json!("Secret");
     let name = target::target_name(es);
@@ -389,114 +378,4 @@ async fn write_target(
     };
     publish(es, context, EventType::Normal, reason, note).await;
     Ok(())
-}
-
-/// Records a failure: condition (upstream's step message + error), Warning event, metrics.
-async fn fail(
-    es: &ExternalSecret,
-    context: &EsContext,
-    error: Error,
-    step: Option<&str>,
-) -> Result<Action, Error> {
-    let ready = match step {
-        Some(step) => Ready::failed(step, &error),
-        None => Ready::failed_plain(&error),
-    };
-    fail_as(es, context, error, ready).await
-}
-
-/// Records a failure whose condition is `ready`: Warning event, status, metrics.
-pub(super) async fn fail_as(
-    es: &ExternalSecret,
-    context: &EsContext,
-    error: Error,
-    ready: Ready,
-) -> Result<Action, Error> {
-    tracing::warn!(
-        externalsecret = %es.name_any(),
-        namespace = %es.namespace().unwrap_or_default(),
-        %error,
-        "sync failed"
-    );
-    publish(
-        es,
-        context,
-        EventType::Warning,
-        "UpdateFailed",
-        &error.to_string(),
-    )
-    .await;
-    write_status(es, context, &ready, None).await?;
-    Err(error)
-}
-
-/// Records an outcome that is not an error and schedules the next refresh.
-pub(super) async fn finish(
-    es: &ExternalSecret,
-    context: &EsContext,
-    ready: Ready,
-    synced: Option<Synced>,
-    interval: Duration,
-    now: Timestamp,
-) -> Result<Action, Error> {
-    write_status(es, context, &ready, synced.as_ref()).await?;
-    Ok(requeue(es, interval, now, now))
-}
-
-/// Requeues at the next refresh counted from `refreshed`, or waits for a change.
-pub(super) fn requeue(
-    es: &ExternalSecret,
-    interval: Duration,
-    refreshed: Timestamp,
-    now: Timestamp,
-) -> Action {
-    refresh::next_refresh(es, interval, refreshed, now, fastrand::f64())
-        .map_or_else(Action::await_change, Action::requeue)
-}
-
-/// Writes the status (server-side apply on the status subresource) when it changed.
-async fn write_status(
-    es: &ExternalSecret,
-    context: &EsContext,
-    ready: &Ready,
-    synced: Option<&Synced>,
-) -> Result<(), Error> {
-    let previous = es.status.as_ref();
-    let next = status::next_status(previous, ready, synced, Timestamp::now());
-    let namespace = es.namespace().unwrap_or_default();
-    context
-        .shared
-        .metrics
-        .set_external_secret_condition(&es.name_any(), &namespace, ready.status);
-    if previous == Some(&next) {
-        return Ok(());
-    }
-    let patch = json!({
-        "apiVersion": ExternalSecret::api_version(&()),
-        "kind": ExternalSecret::kind(&()),
-        "status": next,
-    });
-    Api::<ExternalSecret>::namespaced(context.shared.client.clone(), &namespace)
-        .patch_status(
-            &es.name_any(),
-            &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&patch),
-        )
-        .await
-        .map_err(Error::Kube)?;
-    Ok(())
-}
-
-pub(super) async fn publish(
-    es: &ExternalSecret,
-    context: &EsContext,
-    kind: EventType,
-    reason: &str,
-    note: &str,
-) {
-    let object = es.object_ref(&());
-    context
-        .shared
-        .publish(EVENT_REPORTER, &object, kind, reason, note, "Sync")
-        .await;
 }

@@ -6,23 +6,15 @@ use std::time::Duration;
 
 use external_secrets_crds::v1::{ExternalSecret, ExternalSecretRefreshPolicy};
 use external_secrets_providers::duration::parse_go_duration;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 
-/// The refresh interval, `spec.refreshInterval`; zero means "sync once".
-pub fn interval(es: &ExternalSecret) -> Result<Duration, String> {
-    parse_go_duration(&es.spec.refresh_interval)
-        .map_err(|error| format!("spec.refreshInterval: {error}"))
-}
+use super::error::Error;
+use crate::controllers::metadata::synced_resource_version;
 
-/// Upstream's `syncedResourceVersion`: the generation plus a hash of labels and annotations,
-/// so metadata changes (e.g. the `force-sync` annotation) trigger a refresh too.
-pub fn synced_resource_version(metadata: &ObjectMeta) -> String {
-    format!(
-        "{}-{}",
-        metadata.generation.unwrap_or_default(),
-        super::hash::meta_hash(metadata.annotations.as_ref(), metadata.labels.as_ref())
-    )
+/// The refresh interval, `spec.refreshInterval`; zero means "sync once".
+pub fn interval(es: &ExternalSecret) -> Result<Duration, Error> {
+    parse_go_duration(&es.spec.refresh_interval)
+        .map_err(|error| Error::RefreshInterval(error.to_string()))
 }
 
 /// When the provider was last read, if ever.

@@ -1,17 +1,15 @@
 //! The target Secret an ExternalSecret produces: its desired content (server-side applied by
 //! the ExternalSecret's own field manager) and whether an existing Secret already is that.
 
-use std::collections::BTreeMap;
-
 use external_secrets_crds::v1::{ExternalSecret, ExternalSecretCreationPolicy};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::{Resource, ResourceExt};
 
-use super::hash::{data_hash, owner_label};
-use super::template::TemplateSources;
+use crate::controllers::hash::{data_hash, owner_label};
 use crate::controllers::metadata::includes;
+use crate::controllers::template::{self, SecretData, TemplateSources};
 
 /// Upstream's label marking Secrets an ExternalSecret manages.
 pub const LABEL_MANAGED: &str = "reconcile.external-secrets.io/managed";
@@ -19,11 +17,8 @@ pub const LABEL_MANAGED: &str = "reconcile.external-secrets.io/managed";
 pub const ANNOTATION_DATA_HASH: &str = "reconcile.external-secrets.io/data-hash";
 
 /// Upstream's label on targets an ExternalSecret owns (`creationPolicy: Owner`), holding
-/// [`owner_label`](super::hash::owner_label) of the ExternalSecret.
+/// [`owner_label`](crate::controllers::hash::owner_label) of the ExternalSecret.
 pub const LABEL_OWNER: &str = "reconcile.external-secrets.io/created-by";
-
-/// The fetched (and decoded) data, key to bytes.
-pub type SecretData = BTreeMap<String, Vec<u8>>;
 
 /// The target Secret's name: `spec.target.name`, else the ExternalSecret's.
 pub fn target_name(es: &ExternalSecret) -> String {
@@ -62,9 +57,9 @@ pub fn desired_secret(
     let template = es.spec.target.template.as_ref();
     let rendered = match template {
         Some(template) => {
-            super::template::apply(template, data, sources).map_err(RenderError::Template)?
+            template::apply(template, data, sources).map_err(RenderError::Template)?
         }
-        None => super::template::Rendered {
+        None => template::Rendered {
             data: data.clone(),
             ..Default::default()
         },

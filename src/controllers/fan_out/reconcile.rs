@@ -115,8 +115,8 @@ async fn apply<T: ClusterTemplate>(
     for namespace in &targets {
         match provision(template, client, namespace, &name).await {
             Ok(()) => provisioned.push(namespace.clone()),
-            Err(reason) => {
-                failed.insert(namespace.clone(), reason);
+            Err(error) => {
+                failed.insert(namespace.clone(), error.to_string());
             }
         }
     }
@@ -149,19 +149,39 @@ async fn apply<T: ClusterTemplate>(
     Ok(Action::requeue(template.refresh_interval()))
 }
 
-/// Creates or updates the copy in `namespace`; the error is the namespace's failure reason.
+/// Why one namespace's copy could not be provisioned; the message is the namespace's failure
+/// reason in the status.
+#[derive(Debug, thiserror::Error)]
+enum ProvisionError {
+    /// Reading the existing copy failed.
+    #[error("{0}")]
+    Read(#[source] kube::Error),
+    /// A copy of that name exists and is not ours; `0` is the template kind's reason.
+    #[error("{0}")]
+    AlreadyExists(&'static str),
+    /// Writing the copy failed; `reason` is the template kind's.
+    #[error("{reason}: {source}")]
+    Write {
+        /// E.g. upstream's `Failed to create or update ExternalSecret`.
+        reason: &'static str,
+        /// The API error.
+        source: kube::Error,
+    },
+}
+
+/// Creates or updates the copy in `namespace`.
 async fn provision<T: ClusterTemplate>(
     template: &T,
     client: &kube::Client,
     namespace: &str,
     name: &str,
-) -> Result<(), String> {
+) -> Result<(), ProvisionError> {
     let api: Api<T::Copy> = Api::namespaced(client.clone(), namespace);
-    let existing = api.get_opt(name).await.map_err(|error| error.to_string())?;
+    let existing = api.get_opt(name).await.map_err(ProvisionError::Read)?;
     if let Some(existing) = &existing
         && !is_owned_by::<T>(existing.meta(), &template.name_any())
     {
-        return Err(T::REASON_ALREADY_EXISTS.to_owned());
+        return Err(ProvisionError::AlreadyExists(T::REASON_ALREADY_EXISTS));
     }
     let desired = template.desired_copy(namespace, name);
     if existing
@@ -177,7 +197,10 @@ async fn provision<T: ClusterTemplate>(
     )
     .await
     .map(|_| ())
-    .map_err(|error| format!("{}: {error}", T::REASON_WRITE_FAILED))
+    .map_err(|source| ProvisionError::Write {
+        reason: T::REASON_WRITE_FAILED,
+        source,
+    })
 }
 
 /// Deletes `namespace/name` if the template `owner` controls it.

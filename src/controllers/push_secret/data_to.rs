@@ -15,21 +15,12 @@ use external_secrets_crds::v1alpha1::{
 };
 
 use super::plan::{reverse_keys, status_ref};
-use crate::controllers::external_secret::stores::selector_matches;
 use crate::controllers::rewrite::KeyRewrite;
+use crate::labels::selector_matches;
+use crate::stores::StoreIdentity;
 
 /// A source Secret's data.
 pub type Data = BTreeMap<String, Vec<u8>>;
-
-/// A store as dataTo entries select it.
-pub struct StoreIdentity<'a> {
-    /// Its name.
-    pub name: &'a str,
-    /// SecretStore or ClusterSecretStore.
-    pub kind: SecretStoreRefKind,
-    /// Its labels.
-    pub labels: &'a BTreeMap<String, String>,
-}
 
 /// What to push to one store: the entries, and for bundle entries (by status ref) the matched
 /// data they push instead of the whole source.

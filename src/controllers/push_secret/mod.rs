@@ -5,9 +5,15 @@
 //! (that would mean a watch over every Secret); a changed source is pushed at the next refresh
 //! or on any change of the PushSecret.
 
+pub mod context;
 pub mod data_to;
+pub mod error;
 pub mod plan;
+pub mod push;
 pub mod reconcile;
+pub mod source;
+pub mod status;
+pub mod stores;
 pub mod template;
 
 use std::sync::Arc;
@@ -18,7 +24,7 @@ use kube::runtime::controller::{self, Controller};
 use kube::runtime::watcher;
 
 use crate::context::Context;
-use reconcile::{CONTROLLER, PsContext};
+use context::{CONTROLLER, PsContext};
 
 /// Runs the PushSecret controller until `shutdown` completes.
 pub async fn run(

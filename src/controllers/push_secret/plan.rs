@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use external_secrets_crds::meta::LabelSelector;
 use external_secrets_crds::v1alpha1::{PushSecretConversionStrategy, PushSecretData};
 
 /// Upstream's finalizer, present while `deletionPolicy: Delete` may have to clean up.
@@ -79,24 +78,6 @@ pub fn reverse_keys(
     Ok(out)
 }
 
-/// A label selector as a list query (`a=b,c in (d,e),!f`).
-pub fn selector_query(selector: &LabelSelector) -> String {
-    let labels = selector
-        .match_labels
-        .iter()
-        .map(|(key, value)| format!("{key}={value}"));
-    let expressions = selector.match_expressions.iter().map(|expression| {
-        let values = expression.values.join(",");
-        match expression.operator.as_str() {
-            "In" => format!("{} in ({values})", expression.key),
-            "NotIn" => format!("{} notin ({values})", expression.key),
-            "DoesNotExist" => format!("!{}", expression.key),
-            _ => expression.key.clone(),
-        }
-    });
-    labels.chain(expressions).collect::<Vec<_>>().join(",")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,18 +143,5 @@ mod tests {
         ]
         .into();
         assert!(reverse_keys(PushSecretConversionStrategy::ReverseUnicode, colliding).is_err());
-    }
-
-    #[test]
-    fn selectors_become_list_queries() {
-        let selector: LabelSelector = serde_json::from_value(json!({
-            "matchLabels": {"app": "db"},
-            "matchExpressions": [
-                {"key": "tier", "operator": "In", "values": ["a", "b"]},
-                {"key": "legacy", "operator": "DoesNotExist"},
-            ],
-        }))
-        .unwrap();
-        assert_eq!(selector_query(&selector), "app=db,tier in (a,b),!legacy");
     }
 }

@@ -9,7 +9,7 @@ use external_secrets_crds::v1::{ExternalSecretTemplate, TemplateMergePolicy};
 use external_secrets_providers::request::SourceMetadata;
 
 use super::data_to::Data;
-use crate::controllers::external_secret::template::{TemplateSources, apply};
+use crate::controllers::template::{TemplateSources, apply};
 
 /// The data and metadata the stores receive for a source Secret with `data` and `metadata`.
 pub fn render(

@@ -72,7 +72,7 @@ pub async fn forget<K: Store>(store: &K, context: &Context) {
 }
 
 async fn reconcile_store<K: Store>(store: &K, context: &Context) -> Result<Action, Error> {
-    if !status::should_process(store.spec(), &context.settings.controller_class) {
+    if !crate::stores::should_process(store.spec(), &context.settings.controller_class) {
         return Ok(Action::await_change());
     }
     if store.meta().deletion_timestamp.is_some() {

@@ -118,15 +118,6 @@ pub fn ready(status: Option<&SecretStoreStatus>) -> Option<(&str, Option<&str>)>
         .map(|c| (c.status.as_str(), c.reason.as_deref()))
 }
 
-/// Upstream's `ShouldProcessStore`: a store without `spec.controller` belongs to every
-/// controller; otherwise only to the controller of that class.
-pub fn should_process(spec: &SecretStoreSpec, controller_class: &str) -> bool {
-    match spec.controller.as_deref() {
-        None | Some("") => true,
-        Some(class) => class == controller_class,
-    }
-}
-
 /// The store's refresh interval: `spec.refreshInterval` (seconds or a Go duration) when set and
 /// not zero, else the controller's default.
 pub fn refresh_interval(spec: &SecretStoreSpec, default: Duration) -> Duration {
@@ -237,19 +228,6 @@ mod tests {
         let (warning, reason, _) = outcome.event();
         assert!(warning);
         assert_eq!(reason, "InvalidProviderConfig");
-    }
-
-    #[test]
-    fn class_filtering_follows_upstream() {
-        let mut spec = SecretStoreSpec::default();
-        assert!(should_process(&spec, "default"));
-        assert!(should_process(&spec, ""));
-        spec.controller = Some(String::new());
-        assert!(should_process(&spec, "other"));
-        spec.controller = Some("dev".into());
-        assert!(should_process(&spec, "dev"));
-        assert!(!should_process(&spec, "default"));
-        assert!(!should_process(&spec, ""));
     }
 
     #[test]

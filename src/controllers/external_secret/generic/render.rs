@@ -21,13 +21,12 @@ use kube::{Resource, ResourceExt};
 use serde_json::{Map, Value, json};
 
 use super::path::{self, Step};
-use crate::controllers::external_secret::hash::{owner_label, value_hash};
 use crate::controllers::external_secret::target::{
-    ANNOTATION_DATA_HASH, LABEL_MANAGED, LABEL_OWNER, SecretData, other_external_secret_owner,
-    target_name,
+    ANNOTATION_DATA_HASH, LABEL_MANAGED, LABEL_OWNER, other_external_secret_owner, target_name,
 };
-use crate::controllers::external_secret::template::{
-    TemplateSources, execute, render_map, source_items,
+use crate::controllers::hash::{owner_label, value_hash};
+use crate::controllers::template::{
+    SecretData, TemplateSources, execute, render_map, source_items,
 };
 
 /// Where `templateFrom` entries without a target, and `template.data`, render to.

@@ -2,7 +2,7 @@
 //! `externalsecret_controller_manifest_test.go` and the v2 engine's nested-path tests).
 
 use super::*;
-use crate::controllers::external_secret::template::TemplateSources;
+use crate::controllers::template::TemplateSources;
 use serde_json::json;
 
 fn external_secret(target: Value) -> ExternalSecret {

@@ -7,87 +7,27 @@
 //! `externalsecret_provider_api_calls_count`).
 
 use std::sync::atomic::AtomicU64;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-/// Labels of a status condition gauge (upstream: name, namespace, condition, status).
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ConditionLabels {
-    /// The store's name.
-    pub name: String,
-    /// The store's namespace (empty for cluster stores).
-    pub namespace: String,
-    /// The condition type, e.g. `Ready`.
-    pub condition: String,
-    /// `True` or `False`.
-    pub status: String,
-}
+mod controller_runtime;
+mod labels;
+#[cfg(test)]
+mod tests;
 
-/// Labels of a per-store gauge without condition (upstream: name, namespace).
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct StoreLabels {
-    /// The store's name.
-    pub name: String,
-    /// The store's namespace (empty for cluster stores).
-    pub namespace: String,
-}
+pub use labels::{
+    ConditionLabels, ControllerLabels, ProviderCallLabels, QueueLabels, RequestLabels,
+    ResultLabels, StoreLabels,
+};
 
 type DurationGauge = Family<StoreLabels, Gauge<f64, AtomicU64>>;
 
-/// Labels of the controller-runtime metrics.
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ControllerLabels {
-    /// The controller's name, e.g. `secretstore`.
-    pub controller: String,
-}
-
-/// Labels of `controller_runtime_reconcile_total`.
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ResultLabels {
-    /// The controller's name.
-    pub controller: String,
-    /// `success`, `error` or `requeue_after`, as controller-runtime reports them.
-    pub result: String,
-}
-
 type HistogramFamily = Family<ControllerLabels, Histogram, fn() -> Histogram>;
-
-/// Labels of client-go's workqueue metrics (`name` is the controller's name).
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct QueueLabels {
-    /// The controller's name, e.g. `externalsecret`.
-    pub controller: String,
-    /// The queue's name: the controller's name, as controller-runtime names it.
-    pub name: String,
-}
-
-/// Labels of `externalsecret_provider_api_calls_count` (upstream: provider, call, status).
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ProviderCallLabels {
-    /// The backend, e.g. `fake`.
-    pub provider: String,
-    /// Upstream's call name, e.g. `GetSecret`.
-    pub call: String,
-    /// `success` or `error`.
-    pub status: String,
-}
-
-/// Labels of `rest_client_requests_total` (client-go's: code, host, method).
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct RequestLabels {
-    /// The HTTP status code, or `<error>` when no response came.
-    pub code: String,
-    /// The API server's host and port.
-    pub host: String,
-    /// The HTTP method.
-    pub method: String,
-}
 
 /// Counters whose upstream names lack the `_total` suffix prometheus-client adds to counters
 /// are exported as gauges that only ever increase, so dashboards find the exact names.
@@ -434,80 +374,6 @@ impl Metrics {
             })
             .inc();
     }
-
-    /// Starts timing one reconcile of `controller`; the guard records its duration when dropped.
-    pub fn reconcile_started(&self, controller: &'static str) -> ReconcileTimer<'_> {
-        self.workers(controller).inc();
-        ReconcileTimer {
-            metrics: self,
-            controller,
-            started: Instant::now(),
-        }
-    }
-
-    /// Sets `workqueue_depth` of `controller`'s queue: requests waiting for a worker.
-    pub fn set_queue_depth(&self, controller: &'static str, depth: usize) {
-        self.queue_depth
-            .get_or_create(&QueueLabels {
-                controller: controller.to_owned(),
-                name: controller.to_owned(),
-            })
-            .set(i64::try_from(depth).unwrap_or(i64::MAX));
-    }
-
-    fn workers(&self, controller: &'static str) -> Gauge {
-        self.active_workers
-            .get_or_create(&ControllerLabels {
-                controller: controller.to_owned(),
-            })
-            .clone()
-    }
-
-    /// Counts a finished reconcile of a controller that requeues on success.
-    pub fn reconcile_result<T, E>(&self, controller: &'static str, result: &Result<T, E>) {
-        let label = if result.is_ok() {
-            "requeue_after"
-        } else {
-            "error"
-        };
-        self.reconcile_finished(controller, label);
-    }
-
-    /// Counts one finished reconcile with its controller-runtime result label.
-    pub fn reconcile_finished(&self, controller: &'static str, result: &'static str) {
-        self.reconcile_total
-            .get_or_create(&ResultLabels {
-                controller: controller.to_owned(),
-                result: result.to_owned(),
-            })
-            .inc();
-        if result == "error" {
-            self.reconcile_errors
-                .get_or_create(&ControllerLabels {
-                    controller: controller.to_owned(),
-                })
-                .inc();
-        }
-    }
-}
-
-/// Records a reconcile's duration when dropped, however the reconcile ended.
-pub struct ReconcileTimer<'a> {
-    metrics: &'a Metrics,
-    controller: &'static str,
-    started: Instant,
-}
-
-impl Drop for ReconcileTimer<'_> {
-    fn drop(&mut self) {
-        self.metrics.workers(self.controller).dec();
-        self.metrics
-            .reconcile_time
-            .get_or_create(&ControllerLabels {
-                controller: self.controller.to_owned(),
-            })
-            .observe(self.started.elapsed().as_secs_f64());
-    }
 }
 
 /// Upstream's condition gauges: 1 for the current status, 0 for the opposite one.
@@ -545,69 +411,5 @@ fn remove_condition(
             condition: condition.to_owned(),
             status: status.to_owned(),
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Metrics;
-
-    #[test]
-    fn exports_upstream_names_with_help() {
-        let metrics = Metrics::default();
-        metrics.set_store_condition(false, "vault", "team-a", "Ready", "True");
-        metrics.set_store_condition(true, "global", "", "Ready", "False");
-        metrics.reconcile_finished("secretstore", "error");
-        drop(metrics.reconcile_started("secretstore"));
-        metrics.record_sync("db", "team-a", std::time::Duration::from_millis(1), true);
-        metrics.set_external_secret_condition("db", "team-a", "False");
-        metrics.count_provider_call("fake", "GetSecret", true);
-        let text = metrics.encode();
-        for expected in [
-            "# HELP secretstore_status_condition ",
-            "secretstore_status_condition{name=\"vault\",namespace=\"team-a\",condition=\"Ready\",status=\"True\"} 1",
-            "secretstore_status_condition{name=\"vault\",namespace=\"team-a\",condition=\"Ready\",status=\"False\"} 0",
-            "clustersecretstore_status_condition{name=\"global\",namespace=\"\",condition=\"Ready\",status=\"False\"} 1",
-            "controller_runtime_reconcile_total{controller=\"secretstore\",result=\"error\"} 1",
-            "controller_runtime_reconcile_errors_total{controller=\"secretstore\"} 1",
-            "controller_runtime_reconcile_time_seconds_count{controller=\"secretstore\"} 1",
-            "externalsecret_sync_calls_total{name=\"db\",namespace=\"team-a\"} 1",
-            "externalsecret_sync_calls_error{name=\"db\",namespace=\"team-a\"} 1",
-            "externalsecret_status_condition{name=\"db\",namespace=\"team-a\",condition=\"Ready\",status=\"False\"} 1",
-            "externalsecret_reconcile_duration{name=\"db\",namespace=\"team-a\"} 1000000",
-            "externalsecret_provider_api_calls_count{provider=\"fake\",call=\"GetSecret\",status=\"success\"} 1",
-        ] {
-            assert!(text.contains(expected), "missing {expected:?} in\n{text}");
-        }
-        for line in text.lines().filter(|line| line.starts_with("# TYPE")) {
-            let name = line.split_whitespace().nth(2).unwrap();
-            assert!(
-                text.contains(&format!("# HELP {name} ")),
-                "no help for {name}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_deleted_external_secret_leaves_no_series() {
-        let metrics = Metrics::default();
-        for name in ["db", "api"] {
-            metrics.record_sync(name, "team-a", std::time::Duration::from_millis(1), true);
-            metrics.set_external_secret_condition(name, "team-a", "True");
-        }
-        metrics.remove_external_secret("db", "team-a");
-        let text = metrics.encode();
-        let series = |name: &str| {
-            text.lines()
-                .filter(|line| line.starts_with("externalsecret_"))
-                .filter(|line| line.contains(&format!("name=\"{name}\"")))
-                .count()
-        };
-        assert_eq!(series("db"), 0, "in\n{text}");
-        assert_eq!(
-            series("api"),
-            5,
-            "the other ExternalSecret keeps its series\n{text}"
-        );
     }
 }

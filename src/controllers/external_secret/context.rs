@@ -1,0 +1,28 @@
+//! What every step of an ExternalSecret sync shares: the controller's caches, settings and
+//! clients.
+
+use std::sync::Arc;
+
+use super::fetch::SharedReads;
+use super::generic::GenericTargets;
+use crate::context::Context;
+use crate::stores::Stores;
+
+/// The controller's name in metrics and logs.
+pub const CONTROLLER: &str = "externalsecret";
+/// Upstream's event recorder name for ExternalSecrets.
+pub const EVENT_REPORTER: &str = "external-secrets";
+
+/// What the ExternalSecret reconciler shares.
+pub struct EsContext {
+    /// State shared with the other controllers.
+    pub shared: Arc<Context>,
+    /// Watch caches of both store kinds.
+    pub stores: Stores,
+    /// Whether ClusterSecretStores may be used (`--enable-cluster-store-reconciler`).
+    pub cluster_stores_enabled: bool,
+    /// Provider reads shared across ExternalSecrets (`--provider-read-dedup-window`).
+    pub reads: SharedReads,
+    /// Generic targets (`spec.target.manifest`).
+    pub generic: GenericTargets,
+}

@@ -1,0 +1,179 @@
+//! Why a PushSecret sync failed, each variant naming the field, store or remote key at fault.
+//! The message is the status condition's (upstream's wording); `reason()` is a bounded label
+//! for logs; `is_temporary()` decides between backoff and waiting for a change of the
+//! PushSecret: a spec that can only be fixed by editing it is not retried.
+
+use external_secrets_crds::v1::SecretStoreRefKind;
+use external_secrets_providers::ProviderError;
+
+/// Why a sync failed (the status already says so).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `spec.refreshInterval` is not a duration.
+    #[error("spec.refreshInterval: {0}")]
+    RefreshInterval(String),
+    /// A `spec.dataTo` entry's `storeRef` is unusable as written.
+    #[error("{0}")]
+    DataToStoreRef(String),
+    /// A `spec.dataTo` entry's selector selects none of the stores (their labels may change).
+    #[error("{0}")]
+    DataToSelector(String),
+    /// `spec.secretStoreRefs[index]` has neither a name nor a label selector.
+    #[error("spec.secretStoreRefs[{index}]: name or labelSelector is required")]
+    StoreRef {
+        /// The entry's index.
+        index: usize,
+    },
+    /// A store named in `spec.secretStoreRefs` does not exist (yet).
+    #[error("could not get {kind:?} {name:?}, not found")]
+    StoreNotFound {
+        /// SecretStore or ClusterSecretStore.
+        kind: SecretStoreRefKind,
+        /// The store's name.
+        name: String,
+    },
+    /// Reading the stores from the API failed.
+    #[error("{0}")]
+    StoreLookup(#[source] kube::Error),
+    /// A store may not be used from this namespace (ClusterSecretStore conditions).
+    #[error(transparent)]
+    Store(#[from] crate::stores::Error),
+    /// The source Secrets could not be read or generated.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// Pushing to a store failed.
+    #[error("set secret failed: {0}")]
+    Push(#[source] PushError),
+    /// Deleting what is no longer pushed failed.
+    #[error("Failed to Delete Secrets from Provider: {0}")]
+    DeleteStale(#[source] DeleteError),
+    /// Cleaning up after the source Secret was deleted failed.
+    #[error("failed to cleanup provider secrets: {0}")]
+    Cleanup(#[source] DeleteError),
+    /// Writing status or finalizers failed.
+    #[error("kubernetes API: {0}")]
+    Kube(#[from] kube::Error),
+}
+
+/// Why the source Secrets could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// The Secret named by `selector.secret.name` does not exist.
+    #[error("could not get source secret: secret {0:?} not found")]
+    Missing(String),
+    /// `spec.selector.secret` names no Secret and has no selector.
+    #[error("spec.selector.secret: name or selector is required")]
+    NoSelector,
+    /// Reading the source Secrets failed.
+    #[error("could not get source secret: {0}")]
+    Read(#[source] kube::Error),
+    /// `spec.selector.generatorRef` could not generate.
+    #[error("spec.selector.generatorRef: {0}")]
+    Generator(#[source] crate::generators::Error),
+}
+
+/// Why pushing one source Secret failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PushError {
+    /// `spec.template` could not be read or rendered (its sources or the data may change).
+    #[error("{0}")]
+    Template(String),
+    /// Expanding `spec.dataTo` against the source data failed.
+    #[error("{0}")]
+    DataTo(String),
+    /// No provider client for the store.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// `conversionStrategy` could not be reversed on the source keys.
+    #[error("could not apply conversion strategy to keys: {0}")]
+    Conversion(String),
+    /// `match.secretKey` names a key the source does not have.
+    #[error("secret key {0} does not exist")]
+    MissingKey(String),
+    /// `updatePolicy: IfNotExists` could not ask whether the secret exists.
+    #[error("could not verify if secret exists in store: {0}")]
+    Exists(#[source] ProviderError),
+    /// The provider refused the write.
+    #[error("could not write remote ref {key} to target secretstore {store}: {source}")]
+    Write {
+        /// `match.secretKey` (empty for the whole Secret).
+        key: String,
+        /// The store's name.
+        store: String,
+        /// The provider's error.
+        source: ProviderError,
+    },
+}
+
+/// Why deleting pushed secrets failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DeleteError {
+    /// The store could not be read from the API.
+    #[error("{0}")]
+    Lookup(#[source] kube::Error),
+    /// No provider client for the store.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// The provider refused the deletion.
+    #[error("{0}")]
+    Provider(#[source] ProviderError),
+}
+
+/// No provider client could be built for a store.
+#[derive(Debug, thiserror::Error)]
+#[error("could not get secrets client for store {store}: {source}")]
+pub struct ClientError {
+    /// The store's name.
+    pub store: String,
+    /// The provider's error.
+    pub source: ProviderError,
+}
+
+impl Error {
+    /// A bounded PascalCase reason for logs and metric labels.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Error::RefreshInterval(_) => "InvalidRefreshInterval",
+            Error::DataToStoreRef(_) => "InvalidDataToStoreRef",
+            Error::DataToSelector(_) => "DataToSelectsNoStore",
+            Error::StoreRef { .. } => "InvalidStoreRef",
+            Error::StoreNotFound { .. } => "StoreNotFound",
+            Error::StoreLookup(_) => "StoreLookupFailed",
+            Error::Store(error) => error.reason(),
+            Error::Source(SourceError::Missing(_)) => "SourceSecretMissing",
+            Error::Source(SourceError::NoSelector) => "InvalidSourceSelector",
+            Error::Source(SourceError::Read(_)) => "SourceSecretReadFailed",
+            Error::Source(SourceError::Generator(_)) => "GeneratorFailed",
+            Error::Push(_) => "PushFailed",
+            Error::DeleteStale(_) | Error::Cleanup(_) => "DeleteFailed",
+            Error::Kube(_) => "KubernetesAPIError",
+        }
+    }
+
+    /// Whether retrying with backoff may help. Permanent: a spec that only an edit of the
+    /// PushSecret fixes (which triggers a reconcile anyway). Everything that depends on
+    /// source Secrets (not watched), stores or providers is retried.
+    pub fn is_temporary(&self) -> bool {
+        match self {
+            Error::RefreshInterval(_)
+            | Error::DataToStoreRef(_)
+            | Error::StoreRef { .. }
+            | Error::Source(SourceError::NoSelector) => false,
+            Error::Store(error) => error.is_temporary(),
+            Error::Push(PushError::Client(client))
+            | Error::DeleteStale(DeleteError::Client(client))
+            | Error::Cleanup(DeleteError::Client(client)) => client.source.is_temporary(),
+            Error::Push(PushError::Exists(source) | PushError::Write { source, .. })
+            | Error::DeleteStale(DeleteError::Provider(source))
+            | Error::Cleanup(DeleteError::Provider(source)) => source.is_temporary(),
+            Error::DataToSelector(_)
+            | Error::StoreNotFound { .. }
+            | Error::StoreLookup(_)
+            | Error::Source(_)
+            | Error::Push(_)
+            | Error::DeleteStale(_)
+            | Error::Cleanup(_)
+            | Error::Kube(_) => true,
+        }
+    }
+}

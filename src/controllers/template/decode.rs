@@ -1,0 +1,54 @@
+//! `decodingStrategy` and `valuesDecodingStrategy`: provider values and rendered template
+//! values decoded as upstream decodes them.
+
+use base64::Engine;
+use external_secrets_providers::request::DecodingStrategy;
+
+/// Applies a decoding strategy; `Auto` keeps values that are not base64.
+pub fn decode(strategy: DecodingStrategy, value: Vec<u8>) -> Result<Vec<u8>, String> {
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    let text = || String::from_utf8_lossy(&value).trim().to_owned();
+    match strategy {
+        DecodingStrategy::None => Ok(value),
+        DecodingStrategy::Base64 => STANDARD
+            .decode(text())
+            .map_err(|_| "the value is not valid base64".to_owned()),
+        DecodingStrategy::Base64Url => URL_SAFE
+            .decode(text())
+            .map_err(|_| "the value is not valid base64url".to_owned()),
+        DecodingStrategy::Auto => Ok(STANDARD
+            .decode(text())
+            .or_else(|_| URL_SAFE.decode(text()))
+            .unwrap_or(value)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoding_strategies() {
+        assert_eq!(
+            decode(DecodingStrategy::Base64, b"aGk=".to_vec()).unwrap(),
+            b"hi"
+        );
+        assert!(decode(DecodingStrategy::Base64, b"not base64!".to_vec()).is_err());
+        assert_eq!(
+            decode(DecodingStrategy::Base64Url, b"Pz8-".to_vec()).unwrap(),
+            b"??>"
+        );
+        assert_eq!(
+            decode(DecodingStrategy::Auto, b"aGk=".to_vec()).unwrap(),
+            b"hi"
+        );
+        assert_eq!(
+            decode(DecodingStrategy::Auto, b"plain!".to_vec()).unwrap(),
+            b"plain!"
+        );
+        assert_eq!(
+            decode(DecodingStrategy::None, b"aGk=".to_vec()).unwrap(),
+            b"aGk="
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! Store resolution shared by every controller, `render` and the webhook: finding a
+//! SecretStore or ClusterSecretStore (in the watch caches or through the API), the controller
+//! class check, a ClusterSecretStore's `spec.conditions` (which namespaces may use it), the
+//! readiness flood gate, and the provider client of a found store. Nothing here knows which
+//! controller asks; the controllers sit above this module and never borrow from each other.
+
+pub mod admission;
+pub mod cache;
+pub mod error;
+pub mod lookup;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use external_secrets_crds::v1::{
+    ClusterSecretStore, SecretStore, SecretStoreRef, SecretStoreRefKind, SecretStoreSpec,
+    SecretStoreStatus,
+};
+use external_secrets_providers::{Backend, ClientManager, ProviderError, SharedClient, StoreRef};
+
+pub use admission::NamespaceLabels;
+pub use cache::Stores;
+pub use error::Error;
+
+/// A store found in the caches or through the API.
+#[derive(Debug, Clone)]
+pub enum FoundStore {
+    /// A SecretStore in the namespace of the object using it.
+    Namespaced(Arc<SecretStore>),
+    /// A ClusterSecretStore.
+    Cluster(Arc<ClusterSecretStore>),
+}
+
+/// A store as PushSecret `dataTo` entries select it: name, kind and labels.
+pub struct StoreIdentity<'a> {
+    /// Its name.
+    pub name: &'a str,
+    /// SecretStore or ClusterSecretStore.
+    pub kind: SecretStoreRefKind,
+    /// Its labels.
+    pub labels: &'a BTreeMap<String, String>,
+}
+
+impl FoundStore {
+    /// The store as the provider layer sees it.
+    pub fn store_ref(&self) -> StoreRef<'_> {
+        match self {
+            FoundStore::Namespaced(store) => StoreRef::from(store.as_ref()),
+            FoundStore::Cluster(store) => StoreRef::from(store.as_ref()),
+        }
+    }
+
+    /// The spec.
+    pub fn spec(&self) -> &SecretStoreSpec {
+        match self {
+            FoundStore::Namespaced(store) => &store.spec,
+            FoundStore::Cluster(store) => &store.spec.0,
+        }
+    }
+
+    /// Name, kind and labels, as PushSecret `dataTo` entries select stores.
+    pub fn identity(&self) -> StoreIdentity<'_> {
+        let (name, kind, metadata) = match self {
+            FoundStore::Namespaced(store) => (
+                store.metadata.name.as_deref(),
+                SecretStoreRefKind::SecretStore,
+                &store.metadata,
+            ),
+            FoundStore::Cluster(store) => (
+                store.metadata.name.as_deref(),
+                SecretStoreRefKind::ClusterSecretStore,
+                &store.metadata,
+            ),
+        };
+        static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
+        StoreIdentity {
+            name: name.unwrap_or_default(),
+            kind,
+            labels: metadata.labels.as_ref().unwrap_or(&NO_LABELS),
+        }
+    }
+
+    fn status(&self) -> Option<&SecretStoreStatus> {
+        match self {
+            FoundStore::Namespaced(store) => store.status.as_ref(),
+            FoundStore::Cluster(store) => store.status.as_ref(),
+        }
+    }
+
+    /// Whether the store's `Ready` condition is True, or it has none yet (upstream's flood
+    /// gate lets stores of unknown state through).
+    pub fn usable(&self) -> bool {
+        let ready = self
+            .status()
+            .and_then(|status| status.conditions.iter().find(|c| c.r#type == "Ready"));
+        ready.is_none_or(|condition| condition.status == "True")
+    }
+
+    /// The capabilities the store controller recorded, if any.
+    pub fn status_capabilities(&self) -> Option<&str> {
+        self.status()?.capabilities.as_deref()
+    }
+
+    /// Whether the store belongs to the controller of `controller_class`.
+    pub fn is_processed_by(&self, controller_class: &str) -> bool {
+        should_process(self.spec(), controller_class)
+    }
+
+    /// `kind "name"`, for messages.
+    pub fn describe(&self) -> String {
+        let id = self.store_ref().id;
+        format!("{} {:?}", id.kind, id.name)
+    }
+
+    /// The provider's name (`spec.provider`) for metric labels; `unknown` when none is set.
+    pub fn provider_name(&self) -> &'static str {
+        Backend::of(&self.spec().provider).map_or("unknown", |backend| backend.name())
+    }
+
+    /// The cached provider client of this store for an object in `namespace`.
+    pub async fn client(
+        &self,
+        clients: &ClientManager,
+        namespace: &str,
+    ) -> Result<SharedClient, ProviderError> {
+        clients.client(&self.store_ref(), Some(namespace)).await
+    }
+}
+
+/// The kind and name of a store reference, defaulted as upstream defaults it.
+pub fn kind_and_name(reference: &SecretStoreRef) -> (SecretStoreRefKind, &str) {
+    (
+        reference.kind.unwrap_or_default(),
+        reference.name.as_deref().unwrap_or_default(),
+    )
+}
+
+/// Upstream's `ShouldProcessStore`: a store without `spec.controller` belongs to every
+/// controller; otherwise only to the controller of that class.
+pub fn should_process(spec: &SecretStoreSpec, controller_class: &str) -> bool {
+    match spec.controller.as_deref() {
+        None | Some("") => true,
+        Some(class) => class == controller_class,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_filtering_follows_upstream() {
+        let mut spec = SecretStoreSpec::default();
+        assert!(should_process(&spec, "default"));
+        assert!(should_process(&spec, ""));
+        spec.controller = Some(String::new());
+        assert!(should_process(&spec, "other"));
+        spec.controller = Some("dev".into());
+        assert!(should_process(&spec, "dev"));
+        assert!(!should_process(&spec, "default"));
+        assert!(!should_process(&spec, ""));
+    }
+}
