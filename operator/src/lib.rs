@@ -3,3 +3,4 @@
 //! of the external-secrets operand, built from our Helm chart's rendered manifests.
 
 pub mod api;
+pub mod operand;
