@@ -3,4 +3,5 @@
 //! of the external-secrets operand, built from our Helm chart's rendered manifests.
 
 pub mod api;
+pub mod desired;
 pub mod operand;
