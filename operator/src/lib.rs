@@ -3,5 +3,7 @@
 //! of the external-secrets operand, built from our Helm chart's rendered manifests.
 
 pub mod api;
+pub mod controller;
 pub mod desired;
+pub mod kinds;
 pub mod operand;
