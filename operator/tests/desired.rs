@@ -431,3 +431,17 @@ fn component_configs_set_history_and_override_env_on_the_main_container() {
     assert_eq!(controller["spec"]["revisionHistoryLimit"], 10);
     assert!(!controller.to_string().contains("RUST_BACKTRACE"));
 }
+
+#[test]
+fn issuer_kind_and_group_are_matched_without_case() {
+    let objects = objects(
+        json!({"controllerConfig": {"certProvider": {"certManager": {
+            "mode": "Enabled", "issuerRef": {"name": "ca", "kind": "clusterissuer", "group": "Cert-Manager.io"},
+        }}}}),
+    );
+    let certificate = get(&objects, "Certificate", "external-secrets-webhook");
+    assert_eq!(
+        certificate["spec"]["issuerRef"],
+        json!({"name": "ca", "kind": "ClusterIssuer", "group": "cert-manager.io"})
+    );
+}

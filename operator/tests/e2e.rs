@@ -258,6 +258,39 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
         )
         .await?;
 
+    // Another writer's caBundle in a webhook configuration survives too.
+    let webhooks: Api<kube::api::DynamicObject> = Api::all_with(
+        client.clone(),
+        &external_secrets_operator::kinds::find("ValidatingWebhookConfiguration")
+            .context("VWC kind")?
+            .resource(),
+    );
+    // (JSON patch, an Update as the operand's cert controller writes it.)
+    let bundle: json_patch::Patch = serde_json::from_value(json!([
+        {"op": "add", "path": "/webhooks/0/clientConfig/caBundle", "value": "Y2E="}
+    ]))?;
+    webhooks
+        .patch(
+            "externalsecret-validate",
+            &PatchParams::default(),
+            &Patch::<()>::Json(bundle),
+        )
+        .await?;
+
+    // Drift of a managed field is reverted.
+    let drift = json!({"spec": {"replicas": 3}});
+    Api::<Deployment>::namespaced(client.clone(), NAMESPACE)
+        .patch(
+            "external-secrets",
+            &PatchParams::default(),
+            &Patch::Merge(&drift),
+        )
+        .await?;
+    wait_deployment(&client, "external-secrets", "replicas reverted", |d| {
+        d["spec"]["replicas"] == 1
+    })
+    .await?;
+
     // An unchanged reconcile writes nothing.
     let config = configs.get("cluster").await?;
     let manager = managers.get_opt("cluster").await?;

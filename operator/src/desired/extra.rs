@@ -143,13 +143,20 @@ pub fn webhook_certificate(certificate: &mut Value, effective: &Effective) {
     certificate["spec"]["renewBefore"] = json!(effective.certificate_renew_before);
 }
 
+/// The issuer reference; kind and group are matched without case, as the CRD's rules accept
+/// them, and written as cert-manager spells them.
 fn issuer(effective: &Effective) -> Value {
     let issuer = effective.issuer.clone().unwrap_or_default();
-    json!({
-        "name": issuer.name,
-        "kind": issuer.kind.unwrap_or_else(|| "Issuer".into()),
-        "group": issuer.group.unwrap_or_else(|| "cert-manager.io".into()),
-    })
+    let kind = match issuer
+        .kind
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("clusterissuer") => "ClusterIssuer",
+        _ => "Issuer",
+    };
+    json!({"name": issuer.name, "kind": kind, "group": "cert-manager.io"})
 }
 
 /// The Bitwarden SDK server, when enabled: ServiceAccount, Service (protocol set, so an
