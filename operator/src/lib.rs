@@ -6,4 +6,5 @@ pub mod api;
 pub mod controller;
 pub mod desired;
 pub mod kinds;
+pub mod metrics;
 pub mod operand;

@@ -194,6 +194,7 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
     let context = Arc::new(Context {
         client: client.clone(),
         environment: environment(),
+        metrics: Arc::default(),
     });
     let running = tokio::spawn(controller::run(context.clone()));
 

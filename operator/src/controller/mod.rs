@@ -44,6 +44,8 @@ pub struct Context {
     pub client: Client,
     /// The operator's images and proxy.
     pub environment: Environment,
+    /// Reconcile counts.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// Errors of a reconcile (retried with backoff).
@@ -95,13 +97,16 @@ pub async fn run(context: Arc<Context>) {
             move |_| cluster(),
         );
     }
+    let metrics = context.metrics.clone();
     controller
         .shutdown_on_signal()
         .run(reconcile, error_policy, context)
-        .for_each(|result| async move {
-            if let Err(error) = result {
+        .for_each(|result| {
+            metrics.count(result.is_ok());
+            if let Err(error) = &result {
                 tracing::warn!(%error, "reconcile failed");
             }
+            futures::future::ready(())
         })
         .await;
 }
