@@ -21,6 +21,12 @@ pub struct ManagedKind {
 }
 
 impl ManagedKind {
+    /// Whether the operator keeps a watch cache of it: every pruned kind but cert-manager's,
+    /// which may not be served.
+    pub fn cached(&self) -> bool {
+        self.group != "cert-manager.io"
+    }
+
     /// The kube `ApiResource` of this kind.
     pub fn resource(&self) -> ApiResource {
         ApiResource::from_gvk_with_plural(

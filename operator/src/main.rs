@@ -116,15 +116,12 @@ async fn main() -> anyhow::Result<()> {
         None
     };
     default_manager(&client).await?;
-    let context = Arc::new(Context {
-        client,
-        environment: Environment {
-            image: cli.external_secrets_image,
-            bitwarden_image: cli.bitwarden_sdk_server_image,
-            proxy: proxy_from_env(),
-        },
-        metrics,
-    });
+    let environment = Environment {
+        image: cli.external_secrets_image,
+        bitwarden_image: cli.bitwarden_sdk_server_image,
+        proxy: proxy_from_env(),
+    };
+    let context = Arc::new(Context::new(client, environment, metrics));
     match leadership {
         Some(mut leadership) => {
             tokio::select! {

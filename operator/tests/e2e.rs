@@ -191,11 +191,7 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
     let cluster = TestCluster::connect().await?;
     let client = cluster.client.clone();
     apply_crds(&client, external_secrets_operator::api::all_crds()).await?;
-    let context = Arc::new(Context {
-        client: client.clone(),
-        environment: environment(),
-        metrics: Arc::default(),
-    });
+    let context = Arc::new(Context::new(client.clone(), environment(), Arc::default()));
     let running = tokio::spawn(controller::run(context.clone()));
 
     // Install.
@@ -295,9 +291,9 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
     // An unchanged reconcile writes nothing.
     let config = configs.get("cluster").await?;
     let manager = managers.get_opt("cluster").await?;
-    apply::install(&client, &config, manager.as_ref(), &environment()).await?;
+    apply::install(&context, &config, manager.as_ref()).await?;
     let before = versions(&client).await?;
-    apply::install(&client, &config, manager.as_ref(), &environment()).await?;
+    apply::install(&context, &config, manager.as_ref()).await?;
     assert_eq!(
         before,
         versions(&client).await?,

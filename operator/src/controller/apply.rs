@@ -3,6 +3,7 @@
 //! operator stopped setting are removed), pruning the rest, and reading Deployment availability.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -11,10 +12,10 @@ use kube::{Client, ResourceExt};
 use serde_json::Value;
 
 use super::status::Outcome;
-use super::{Error, FIELD_MANAGER, managed_selector};
+use super::{Context, Error, FIELD_MANAGER, managed_selector};
 use crate::api::{ExternalSecretsConfig, ExternalSecretsManager};
-use crate::desired::{Environment, NAMESPACE, desired, kind, name};
-use crate::kinds::{self, CERTIFICATE_CRD};
+use crate::desired::{NAMESPACE, desired, kind, name};
+use crate::kinds::{self, CERTIFICATE_CRD, ManagedKind};
 
 /// (kind, namespace, name) of an object.
 type Key = (String, String, String);
@@ -53,12 +54,12 @@ fn rejected(error: &kube::Error) -> Option<String> {
 
 /// Applies everything desired, prunes the rest; the outcome for the conditions.
 pub async fn install(
-    client: &Client,
+    context: &Context,
     config: &ExternalSecretsConfig,
     manager: Option<&ExternalSecretsManager>,
-    environment: &Environment,
 ) -> Result<Outcome, Error> {
-    let objects = match desired(config, manager, environment) {
+    let client = &context.client;
+    let objects = match desired(config, manager, &context.environment) {
         Ok(objects) => objects,
         Err(error) => {
             return Ok(Outcome::Failed {
@@ -94,7 +95,7 @@ pub async fn install(
             };
         }
     }
-    prune_except(client, &objects, cert_manager).await?;
+    prune_except(context, &objects, cert_manager).await?;
     let mut unavailable = Vec::new();
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
     for object in objects.iter().filter(|object| kind(object) == "Deployment") {
@@ -138,21 +139,47 @@ pub fn available(deployment: &Deployment) -> bool {
 }
 
 /// Deletes every managed object (CRDs and the namespace excepted): the config is gone.
-pub async fn prune(client: &Client, keep: &[Value]) -> Result<(), Error> {
-    let cert_manager = cert_manager_installed(client).await?;
-    prune_except(client, keep, cert_manager).await
+pub async fn prune(context: &Context, keep: &[Value]) -> Result<(), Error> {
+    let cert_manager = cert_manager_installed(&context.client).await?;
+    prune_except(context, keep, cert_manager).await
+}
+
+/// How long pruning waits for a cache's first listing before retrying the reconcile.
+const CACHE_SYNC: Duration = Duration::from_secs(30);
+
+/// The managed objects of one kind: from its cache once synced, or listed (Certificates).
+async fn managed_objects(
+    context: &Context,
+    managed: &'static ManagedKind,
+) -> Result<Vec<DynamicObject>, Error> {
+    if let Some((_, store)) = context
+        .caches
+        .iter()
+        .find(|(kind, _)| kind.kind == managed.kind)
+    {
+        tokio::time::timeout(CACHE_SYNC, store.wait_until_ready())
+            .await
+            .map_err(|_| Error::CacheNotSynced(managed.kind))?
+            .map_err(|_| Error::CacheNotSynced(managed.kind))?;
+        return Ok(store
+            .state()
+            .iter()
+            .map(|object| (**object).clone())
+            .collect());
+    }
+    let api: Api<DynamicObject> = Api::all_with(context.client.clone(), &managed.resource());
+    let selector = ListParams::default().labels(&managed_selector());
+    Ok(api.list(&selector).await?.items)
 }
 
 /// Deletes the managed objects (found by label) that are not in `keep`.
-async fn prune_except(client: &Client, keep: &[Value], cert_manager: bool) -> Result<(), Error> {
+async fn prune_except(context: &Context, keep: &[Value], cert_manager: bool) -> Result<(), Error> {
     let wanted: BTreeSet<Key> = keep.iter().map(key).collect();
-    let selector = ListParams::default().labels(&managed_selector());
     for managed in kinds::KINDS.iter().filter(|managed| managed.pruned) {
-        if managed.group == "cert-manager.io" && !cert_manager {
+        if !managed.cached() && !cert_manager {
             continue;
         }
-        let api: Api<DynamicObject> = Api::all_with(client.clone(), &managed.resource());
-        for object in api.list(&selector).await? {
+        for object in managed_objects(context, managed).await? {
             let namespace = object.namespace().unwrap_or_default();
             let found = (
                 managed.kind.to_owned(),
@@ -163,9 +190,9 @@ async fn prune_except(client: &Client, keep: &[Value], cert_manager: bool) -> Re
                 continue;
             }
             let scoped: Api<DynamicObject> = if managed.namespaced {
-                Api::namespaced_with(client.clone(), &namespace, &managed.resource())
+                Api::namespaced_with(context.client.clone(), &namespace, &managed.resource())
             } else {
-                Api::all_with(client.clone(), &managed.resource())
+                Api::all_with(context.client.clone(), &managed.resource())
             };
             tracing::info!(kind = managed.kind, name = %found.2, "deleting what is no longer desired");
             match scoped.delete(&found.2, &DeleteParams::background()).await {

@@ -13,13 +13,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::finalizer::{Event, finalizer};
-use kube::runtime::reflector::ObjectRef;
-use kube::runtime::watcher;
+use kube::runtime::reflector::store::Writer;
+use kube::runtime::reflector::{ObjectRef, Store, reflector};
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 
@@ -38,6 +38,9 @@ pub const FINALIZER: &str =
 /// The name under which the manager's status mirrors this controller.
 const CONTROLLER_NAME: &str = "externalsecretsconfigs.operator.openshift.io/v1alpha1";
 
+/// A watch stream feeding one cache, consumed by the controller (which also reconciles on it).
+type CacheStream = futures::stream::BoxStream<'static, Result<DynamicObject, watcher::Error>>;
+
 /// What reconciles share.
 pub struct Context {
     /// The API client.
@@ -46,6 +49,43 @@ pub struct Context {
     pub environment: Environment,
     /// Reconcile counts.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Per pruned kind, the managed objects (by label) as last seen: what pruning reads.
+    pub caches: Vec<(&'static kinds::ManagedKind, Store<DynamicObject>)>,
+    streams: std::sync::Mutex<Vec<(kube::core::ApiResource, CacheStream)>>,
+}
+
+impl Context {
+    /// A context whose caches fill once [`run`] consumes their watch streams. cert-manager's
+    /// Certificates are not cached (their kind may come and go); they are listed when needed.
+    pub fn new(
+        client: Client,
+        environment: Environment,
+        metrics: Arc<crate::metrics::Metrics>,
+    ) -> Self {
+        let managed = watcher::Config::default().labels(&managed_selector());
+        let mut caches = Vec::new();
+        let mut streams = Vec::new();
+        for kind in kinds::KINDS
+            .iter()
+            .filter(|kind| kind.pruned && kind.cached())
+        {
+            let resource = kind.resource();
+            let writer = Writer::new(resource.clone());
+            caches.push((kind, writer.as_reader()));
+            let api = Api::<DynamicObject>::all_with(client.clone(), &resource);
+            let stream = reflector(writer, watcher(api, managed.clone()))
+                .touched_objects()
+                .boxed();
+            streams.push((resource, stream));
+        }
+        Self {
+            client,
+            environment,
+            metrics,
+            caches,
+            streams: std::sync::Mutex::new(streams),
+        }
+    }
 }
 
 /// Errors of a reconcile (retried with backoff).
@@ -54,6 +94,9 @@ pub enum Error {
     /// A Kubernetes API call failed.
     #[error(transparent)]
     Kube(#[from] kube::Error),
+    /// A cache did not finish its first listing in time.
+    #[error("the cache of {0} is not synced yet")]
+    CacheNotSynced(&'static str),
     /// The finalizer helper failed.
     #[error("finalizer: {0}")]
     Finalizer(String),
@@ -69,7 +112,6 @@ pub async fn run(context: Arc<Context>) {
     let client = context.client.clone();
     let configs: Api<ExternalSecretsConfig> = Api::all(client.clone());
     let cluster = || Some(ObjectRef::<ExternalSecretsConfig>::new(SINGLETON));
-    let managed = watcher::Config::default().labels(&managed_selector());
     let mut controller = Controller::new(configs, watcher::Config::default())
         .watches(
             Api::<ExternalSecretsManager>::all(client.clone()),
@@ -80,22 +122,14 @@ pub async fn run(context: Arc<Context>) {
             Api::<CustomResourceDefinition>::all(client.clone()),
             watcher::Config::default().fields(&format!("metadata.name={CERTIFICATE_CRD}")),
             move |_| cluster(),
-        )
-        .watches(
-            Api::<Deployment>::all(client.clone()),
-            managed.clone(),
-            move |_| cluster(),
         );
-    for kind in kinds::KINDS
-        .iter()
-        .filter(|kind| kind.pruned && kind.kind != "Deployment" && kind.group != "cert-manager.io")
-    {
-        controller = controller.watches_with(
-            Api::<DynamicObject>::all_with(client.clone(), &kind.resource()),
-            kind.resource(),
-            managed.clone(),
-            move |_| cluster(),
-        );
+    let streams = context
+        .streams
+        .lock()
+        .map(|mut streams| std::mem::take(&mut *streams))
+        .unwrap_or_default();
+    for (resource, stream) in streams {
+        controller = controller.watches_stream_with(stream, move |_| cluster(), resource);
     }
     let metrics = context.metrics.clone();
     controller
@@ -128,7 +162,7 @@ async fn reconcile(
         match event {
             Event::Apply(config) => install(&config, &context).await,
             Event::Cleanup(_) => {
-                apply::prune(&context.client, &[]).await?;
+                apply::prune(&context, &[]).await?;
                 Ok(Action::await_change())
             }
         }
@@ -147,7 +181,7 @@ async fn install(config: &ExternalSecretsConfig, context: &Context) -> Result<Ac
     let manager = Api::<ExternalSecretsManager>::all(client.clone())
         .get_opt(SINGLETON)
         .await?;
-    let outcome = apply::install(client, config, manager.as_ref(), &context.environment).await?;
+    let outcome = apply::install(context, config, manager.as_ref()).await?;
     write_status(client, config, manager.as_ref(), &outcome).await?;
     Ok(match outcome {
         Outcome::Applied { unavailable } if unavailable.is_empty() => Action::await_change(),
