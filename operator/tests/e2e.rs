@@ -186,6 +186,29 @@ async fn versions(client: &kube::Client) -> anyhow::Result<Vec<(String, String)>
     Ok(found)
 }
 
+/// Waits until the proxy's CA bundle and egress policy and the user's policy all exist
+/// (`present`) or are all gone.
+async fn wait_extras(client: &kube::Client, present: bool) -> anyhow::Result<()> {
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
+    let policies: Api<NetworkPolicy> = Api::namespaced(client.clone(), NAMESPACE);
+    eventually(
+        TIMEOUT,
+        &format!("proxy and user objects present: {present}"),
+        || async {
+            let found = [
+                config_maps
+                    .get_opt("external-secrets-trusted-ca-bundle")
+                    .await?
+                    .is_some(),
+                policies.get_opt("eso-user-vault").await?.is_some(),
+                policies.get_opt("eso-proxy-egress").await?.is_some(),
+            ];
+            Ok(found.iter().all(|found| *found == present).then_some(()))
+        },
+    )
+    .await
+}
+
 #[tokio::test]
 async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<()> {
     let cluster = TestCluster::connect().await?;
@@ -357,29 +380,10 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
         true
     })
     .await?;
-    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
-    eventually(TIMEOUT, "proxy objects", || async {
-        let ready = config_maps
-            .get_opt("external-secrets-trusted-ca-bundle")
-            .await?
-            .is_some()
-            && policies.get_opt("eso-user-vault").await?.is_some()
-            && policies.get_opt("eso-proxy-egress").await?.is_some();
-        Ok(ready.then_some(()))
-    })
-    .await?;
+    wait_extras(&client, true).await?;
     set_spec(&client, json!({})).await?;
     wait_gone(&client, "bitwarden-sdk-server").await?;
-    eventually(TIMEOUT, "proxy objects deleted", || async {
-        let gone = config_maps
-            .get_opt("external-secrets-trusted-ca-bundle")
-            .await?
-            .is_none()
-            && policies.get_opt("eso-user-vault").await?.is_none()
-            && policies.get_opt("eso-proxy-egress").await?.is_none();
-        Ok(gone.then_some(()))
-    })
-    .await?;
+    wait_extras(&client, false).await?;
 
     // cert-manager mode before cert-manager exists: Degraded; installing it later is noticed.
     let cert_manager_spec = json!({"controllerConfig": {"certProvider": {"certManager": {
