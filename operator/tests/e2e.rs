@@ -254,6 +254,12 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
     mark_available(&client).await?;
     wait_condition(&client, "Ready", "True", "reconciliation successful").await?;
     wait_condition(&client, "Degraded", "False", "").await?;
+    let status = configs.get("cluster").await?.status.unwrap_or_default();
+    assert_eq!(status.external_secrets_image, environment().image);
+    assert_eq!(
+        status.bitwarden_sdk_server_image,
+        Some(environment().bitwarden_image)
+    );
     // The manager's status mirrors the conditions (the test creates the manager).
     let managers: Api<ExternalSecretsManager> = Api::all(client.clone());
     let manager = json!({"apiVersion": "operator.openshift.io/v1alpha1", "kind": "ExternalSecretsManager",

@@ -24,7 +24,8 @@ use kube::{Client, ResourceExt};
 use serde_json::json;
 
 use crate::api::{
-    ControllerStatus, ExternalSecretsConfig, ExternalSecretsManager, ManagerCondition, SINGLETON,
+    ControllerStatus, ExternalSecretsConfig, ExternalSecretsConfigStatus, ExternalSecretsManager,
+    ManagerCondition, SINGLETON,
 };
 use crate::desired::{Environment, MANAGED_BY};
 use crate::kinds::{self, CERTIFICATE_CRD};
@@ -182,7 +183,14 @@ async fn install(config: &ExternalSecretsConfig, context: &Context) -> Result<Ac
         .get_opt(SINGLETON)
         .await?;
     let outcome = apply::install(context, config, manager.as_ref()).await?;
-    write_status(client, config, manager.as_ref(), &outcome).await?;
+    write_status(
+        client,
+        &context.environment,
+        config,
+        manager.as_ref(),
+        &outcome,
+    )
+    .await?;
     Ok(match outcome {
         Outcome::Applied { unavailable } if unavailable.is_empty() => Action::await_change(),
         // Deployment status changes trigger a reconcile; this is a safety net.
@@ -190,9 +198,11 @@ async fn install(config: &ExternalSecretsConfig, context: &Context) -> Result<Ac
     })
 }
 
-/// Writes the config's conditions and the manager's mirror of them, only when they changed.
+/// Writes the config's conditions and images, and the manager's mirror of the conditions, only
+/// when they changed.
 async fn write_status(
     client: &Client,
+    environment: &Environment,
     config: &ExternalSecretsConfig,
     manager: Option<&ExternalSecretsManager>,
     outcome: &Outcome,
@@ -206,11 +216,19 @@ async fn write_status(
         k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(k8s_openapi::jiff::Timestamp::now());
     let conditions = status::conditions(outcome, config.metadata.generation, &previous, &now);
     let params = PatchParams::apply(FIELD_MANAGER).force();
-    if status::changed(&previous, &conditions) {
+    let images = ExternalSecretsConfigStatus {
+        conditions: Vec::new(),
+        external_secrets_image: environment.image.clone(),
+        bitwarden_sdk_server_image: Some(environment.bitwarden_image.clone()),
+    };
+    let current = config.status.clone().unwrap_or_default();
+    let images_changed = current.external_secrets_image != images.external_secrets_image
+        || current.bitwarden_sdk_server_image != images.bitwarden_sdk_server_image;
+    if status::changed(&previous, &conditions) || images_changed {
         let patch = json!({
             "apiVersion": "operator.openshift.io/v1alpha1",
             "kind": "ExternalSecretsConfig",
-            "status": {"conditions": conditions},
+            "status": ExternalSecretsConfigStatus { conditions: conditions.clone(), ..images },
         });
         Api::<ExternalSecretsConfig>::all(client.clone())
             .patch_status(SINGLETON, &params, &Patch::Apply(&patch))

@@ -256,3 +256,26 @@ pub fn bitwarden(effective: &Effective, environment: &Environment) -> Vec<Value>
     }
     objects
 }
+
+#[cfg(test)]
+mod tests {
+    use super::proxy_port;
+
+    #[test]
+    fn proxy_ports_from_urls() {
+        assert_eq!(proxy_port("http://proxy.example.com:3128"), Some(3128));
+        assert_eq!(
+            proxy_port("https://user:secret@proxy:8443/path"),
+            Some(8443)
+        );
+        assert_eq!(proxy_port("http://proxy.example.com"), Some(80));
+        assert_eq!(proxy_port("https://proxy.example.com/"), Some(443));
+        assert_eq!(proxy_port("proxy.example.com:3128"), Some(3128));
+        assert_eq!(proxy_port("http://[2001:db8::1]:3128"), Some(3128));
+        assert_eq!(proxy_port("http://[2001:db8::1]"), Some(80));
+        assert_eq!(proxy_port("socks5://proxy"), Some(1080));
+        assert_eq!(proxy_port("ftp://proxy"), None);
+        // An unparsable port falls back to the scheme's.
+        assert_eq!(proxy_port("http://proxy:notaport"), Some(80));
+    }
+}
