@@ -137,9 +137,14 @@ pub async fn run(context: Arc<Context>) {
         .shutdown_on_signal()
         .run(reconcile, error_policy, context)
         .for_each(|result| {
-            metrics.count(result.is_ok());
-            if let Err(error) = &result {
-                tracing::warn!(%error, "reconcile failed");
+            match &result {
+                // A trigger (the manager, a managed object) before the config exists.
+                Err(kube::runtime::controller::Error::ObjectNotFound(_)) => {}
+                Err(error) => {
+                    metrics.count(false);
+                    tracing::warn!(%error, "reconcile failed");
+                }
+                Ok(_) => metrics.count(true),
             }
             futures::future::ready(())
         })
