@@ -28,6 +28,10 @@ impl Default for Metrics {
     fn default() -> Self {
         let mut registry = Registry::default();
         let reconciles = Family::<ResultLabels, Counter>::default();
+        // Both series exist from the start, at zero, so rates work before the first error.
+        for result in ["success", "error"] {
+            let _ = reconciles.get_or_create(&ResultLabels { result });
+        }
         registry.register(
             "controller_runtime_reconcile",
             "Total number of reconciliations of ExternalSecretsConfig",
