@@ -332,24 +332,36 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
     // A setting changes, then is removed again.
     set_spec(
         &client,
-        json!({"appConfig": {"logLevel": 4, "nodeSelector": {"disk": "ssd"}}}),
+        json!({
+            "appConfig": {"logLevel": 4, "nodeSelector": {"disk": "ssd"}},
+            "controllerConfig": {"annotations": {"example.com/owner": "team-a"}},
+        }),
     )
     .await?;
     wait_deployment(
         &client,
         "external-secrets",
-        "log level and node selector",
+        "log level, node selector and annotation",
         |d| {
             args(d).contains("--loglevel=debug")
                 && d["spec"]["template"]["spec"]["nodeSelector"]["disk"] == "ssd"
+                && d["spec"]["template"]["metadata"]["annotations"]["example.com/owner"] == "team-a"
+                && d["metadata"]["annotations"]["example.com/owner"] == "team-a"
         },
     )
     .await?;
     set_spec(&client, json!({})).await?;
-    wait_deployment(&client, "external-secrets", "node selector removed", |d| {
-        d["spec"]["template"]["spec"]["nodeSelector"].is_null()
-            && args(d).contains("--loglevel=error")
-    })
+    wait_deployment(
+        &client,
+        "external-secrets",
+        "node selector and annotation removed",
+        |d| {
+            d["spec"]["template"]["spec"]["nodeSelector"].is_null()
+                && args(d).contains("--loglevel=error")
+                && d["spec"]["template"]["metadata"]["annotations"]["example.com/owner"].is_null()
+                && d["metadata"]["annotations"]["example.com/owner"].is_null()
+        },
+    )
     .await?;
     let secret = secrets.get("external-secrets-webhook").await?;
     assert!(
