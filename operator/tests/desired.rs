@@ -382,8 +382,26 @@ fn bitwarden_plugin_adds_its_server() {
     assert_eq!(pod["containers"][0]["image"], "example.com/bitwarden:test");
     assert_eq!(pod["volumes"][0]["secret"]["secretName"], "bw-tls");
     assert!(names(&objects, "Certificate").is_empty());
+    let egress = get(
+        &objects,
+        "NetworkPolicy",
+        "allow-external-secrets-to-bitwarden-sdk-server",
+    );
+    assert_eq!(
+        egress["spec"]["podSelector"]["matchLabels"]["app.kubernetes.io/name"],
+        "external-secrets"
+    );
+    assert_eq!(egress["spec"]["egress"][0]["ports"][0]["port"], 9998);
     let disabled = objects_default();
     assert!(find(&disabled, "Deployment", "bitwarden-sdk-server").is_none());
+    assert!(
+        find(
+            &disabled,
+            "NetworkPolicy",
+            "allow-external-secrets-to-bitwarden-sdk-server"
+        )
+        .is_none()
+    );
     // With cert-manager and no Secret, cert-manager issues it.
     let issued = self::objects(json!({
         "plugins": {"bitwardenSecretManagerProvider": {"mode": "Enabled"}},

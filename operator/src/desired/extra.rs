@@ -160,8 +160,8 @@ fn issuer(effective: &Effective) -> Value {
 }
 
 /// The Bitwarden SDK server, when enabled: ServiceAccount, Service (protocol set, so an
-/// unchanged reconcile changes nothing), Deployment, its NetworkPolicy, and with cert-manager and
-/// no Secret of the user's, its Certificate.
+/// unchanged reconcile changes nothing), Deployment, its NetworkPolicy and the controller's
+/// egress to it, and with cert-manager and no Secret of the user's, its Certificate.
 pub fn bitwarden(effective: &Effective, environment: &Environment) -> Vec<Value> {
     if !effective.bitwarden {
         return Vec::new();
@@ -233,6 +233,16 @@ pub fn bitwarden(effective: &Effective, environment: &Environment) -> Vec<Value>
                     {"ports": [{"protocol": "TCP", "port": 53}, {"protocol": "UDP", "port": 53}]},
                 ],
             }),
+        ),
+        // The controller may reach the server (upstream leaves this to a user policy).
+        network_policy(
+            "allow-external-secrets-to-bitwarden-sdk-server",
+            selector("external-secrets"),
+            &["Egress"],
+            json!({"egress": [{
+                "to": [{"podSelector": selector(BITWARDEN)}],
+                "ports": [{"protocol": "TCP", "port": BITWARDEN_PORT}],
+            }]}),
         ),
     ];
     if effective.cert_manager && effective.bitwarden_secret.is_none() {
