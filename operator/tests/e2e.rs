@@ -329,6 +329,41 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
         "no object written by an unchanged reconcile"
     );
 
+    // Changing one setting changes what it governs and nothing else: the log level is in the
+    // three Deployments only.
+    let before = versions(&client).await?;
+    // (The labels set at install stay, or every object would change.)
+    set_spec(
+        &client,
+        json!({"appConfig": {"logLevel": 3}, "controllerConfig": {"labels": {"team": "a"}}}),
+    )
+    .await?;
+    for name in [
+        "external-secrets",
+        "external-secrets-webhook",
+        "external-secrets-cert-controller",
+    ] {
+        wait_deployment(&client, name, "log level 3", |d| {
+            args(d).contains("--loglevel=info")
+        })
+        .await?;
+    }
+    let after = versions(&client).await?;
+    let changed: Vec<&String> = after
+        .iter()
+        .filter(|entry| !before.contains(entry))
+        .map(|(object, _)| object)
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            "Deployment external-secrets",
+            "Deployment external-secrets-cert-controller",
+            "Deployment external-secrets-webhook",
+        ],
+        "only the Deployments were written"
+    );
+
     // A setting changes, then is removed again.
     set_spec(
         &client,
