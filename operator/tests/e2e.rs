@@ -69,11 +69,14 @@ fn cert_manager_crds() -> anyhow::Result<Vec<CustomResourceDefinition>> {
     Ok(crds)
 }
 
-async fn set_spec(client: &kube::Client, spec: Value) -> anyhow::Result<()> {
-    let configs: Api<ExternalSecretsConfig> = Api::all(client.clone());
-    let object = json!({"apiVersion": "operator.openshift.io/v1alpha1", "kind": "ExternalSecretsConfig",
+/// Applies the singleton `cluster` of kind `K` with `spec`, as the test's field manager.
+async fn apply_singleton<K>(client: &kube::Client, spec: Value) -> anyhow::Result<()>
+where
+    K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let object = json!({"apiVersion": K::api_version(&()), "kind": K::kind(&()),
         "metadata": {"name": "cluster"}, "spec": spec});
-    configs
+    Api::<K>::all(client.clone())
         .patch(
             "cluster",
             &PatchParams::apply(TEST_MANAGER).force(),
@@ -81,6 +84,10 @@ async fn set_spec(client: &kube::Client, spec: Value) -> anyhow::Result<()> {
         )
         .await?;
     Ok(())
+}
+
+async fn set_spec(client: &kube::Client, spec: Value) -> anyhow::Result<()> {
+    apply_singleton::<ExternalSecretsConfig>(client, spec).await
 }
 
 async fn deployment(client: &kube::Client, name: &str) -> anyhow::Result<Option<Deployment>> {
@@ -260,17 +267,22 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
         status.bitwarden_sdk_server_image,
         Some(environment().bitwarden_image)
     );
-    // The manager's status mirrors the conditions (the test creates the manager).
+    // The manager's status mirrors the conditions.
     let managers: Api<ExternalSecretsManager> = Api::all(client.clone());
-    let manager = json!({"apiVersion": "operator.openshift.io/v1alpha1", "kind": "ExternalSecretsManager",
-        "metadata": {"name": "cluster"}, "spec": {}});
-    managers
-        .patch(
-            "cluster",
-            &PatchParams::apply(TEST_MANAGER).force(),
-            &Patch::Apply(&manager),
-        )
-        .await?;
+    apply_singleton::<ExternalSecretsManager>(&client, json!({})).await?;
+    eventually(TIMEOUT, "the manager's mirror of Ready=True", || async {
+        let manager = managers.get_opt("cluster").await?;
+        let mirrored = manager
+            .and_then(|manager| manager.status)
+            .and_then(|status| status.controller_statuses.into_iter().next())
+            .is_some_and(|entry| {
+                entry.conditions.iter().any(|condition| {
+                    condition.type_ == "Ready" && condition.status.as_deref() == Some("True")
+                })
+            });
+        Ok(mirrored.then_some(()))
+    })
+    .await?;
 
     // Another writer's data in the webhook Secret survives reconciles (no full Update).
     let secrets: Api<Secret> = Api::namespaced(client.clone(), NAMESPACE);
@@ -405,15 +417,11 @@ async fn operator_installs_changes_and_removes_the_operand() -> anyhow::Result<(
     );
 
     // The manager's global settings trigger a reconcile.
-    let manager = json!({"apiVersion": "operator.openshift.io/v1alpha1", "kind": "ExternalSecretsManager",
-        "metadata": {"name": "cluster"}, "spec": {"globalConfig": {"nodeSelector": {"pool": "infra"}}}});
-    managers
-        .patch(
-            "cluster",
-            &PatchParams::apply(TEST_MANAGER).force(),
-            &Patch::Apply(&manager),
-        )
-        .await?;
+    apply_singleton::<ExternalSecretsManager>(
+        &client,
+        json!({"globalConfig": {"nodeSelector": {"pool": "infra"}}}),
+    )
+    .await?;
     wait_deployment(
         &client,
         "external-secrets-webhook",
