@@ -69,14 +69,18 @@ pub fn all_crds() -> Vec<CustomResourceDefinition> {
 pub fn manifests() -> Vec<(String, String)> {
     all_crds()
         .into_iter()
-        .map(|crd| {
-            let file = format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural);
-            let mut json = serde_json::to_value(&crd).expect("a CRD serializes");
-            integral_numbers(&mut json);
-            let yaml = serde_yaml::to_string(&json).expect("JSON serializes to YAML");
-            (file, yaml)
-        })
+        .map(|crd| manifest_yaml(&crd))
         .collect()
+}
+
+/// The `(file name, YAML)` of one CRD, named as upstream names its files
+/// (`<group>_<plural>.yaml`); the installer operator writes its own CRDs with it too.
+pub fn manifest_yaml(crd: &CustomResourceDefinition) -> (String, String) {
+    let file = format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural);
+    let mut json = serde_json::to_value(crd).expect("a CRD serializes");
+    integral_numbers(&mut json);
+    let yaml = serde_yaml::to_string(&json).expect("JSON serializes to YAML");
+    (file, yaml)
 }
 
 /// Writes whole numbers as integers: k8s-openapi keeps `minimum`/`maximum` as `f64`, which would

@@ -13,9 +13,9 @@
 mod crds;
 pub mod generators;
 pub mod meta;
-mod schema;
+pub mod schema;
 pub mod v1;
 pub mod v1alpha1;
 pub mod v1beta1;
 
-pub use crds::{all_crds, manifests};
+pub use crds::{all_crds, manifest_yaml, manifests};

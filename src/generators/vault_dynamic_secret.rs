@@ -35,7 +35,11 @@ impl Generator for VaultDynamicSecretGenerator {
             });
         }
         provided(
-            external_secrets_providers::backends::vault::generate_dynamic_secret(&spec, credentials).await,
+            external_secrets_providers::backends::vault::generate_dynamic_secret(
+                &spec,
+                credentials,
+            )
+            .await,
         )
     }
 }
