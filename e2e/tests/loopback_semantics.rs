@@ -27,6 +27,14 @@ fn api_error(error: kube::Error) -> Status {
     }
 }
 
+/// The `details.causes` of an error status.
+fn causes_of(status: Status) -> Vec<kube::core::response::StatusCause> {
+    status
+        .details
+        .map(|details| details.causes)
+        .unwrap_or_default()
+}
+
 /// The ConfigMap kube-controller-manager publishes the cluster's CA in, in every namespace.
 const ROOT_CA: &str = "kube-root-ca.crt";
 
@@ -399,10 +407,7 @@ async fn custom_resources_are_validated_defaulted_and_pruned() -> anyhow::Result
         "{}",
         error.message
     );
-    let causes = error
-        .details
-        .map(|details| details.causes)
-        .unwrap_or_default();
+    let causes = causes_of(error);
     assert_eq!(causes.len(), 1, "{causes:?}");
     assert_eq!(
         (causes[0].field.as_str(), causes[0].reason.as_str()),
@@ -423,10 +428,7 @@ async fn custom_resources_are_validated_defaulted_and_pruned() -> anyhow::Result
         (422, "Invalid"),
         "{error:?}"
     );
-    let causes = error
-        .details
-        .map(|details| details.causes)
-        .unwrap_or_default();
+    let causes = causes_of(error);
     assert!(
         causes
             .iter()

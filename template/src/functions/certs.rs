@@ -237,18 +237,26 @@ fn items(value: &Value) -> Result<&[Value], FuncError> {
     }
 }
 
+/// The texts of an `[]interface{}` of strings; `context` starts the error for an element that
+/// is not one.
+fn texts(value: &Value, context: &str) -> Result<Vec<String>, FuncError> {
+    items(value)?
+        .iter()
+        .map(|item| match item {
+            Value::Str(text) => Ok(lossy(text)),
+            other => Err(FuncError(format!(
+                "{context}: {} is not a string",
+                lossy(&strval(other))
+            ))),
+        })
+        .collect()
+}
+
 /// Go's `getNetIPs`.
 fn ip_addresses(ips: &Value) -> Result<Vec<SanType>, FuncError> {
-    items(ips)?
-        .iter()
-        .map(|ip| {
-            let Value::Str(text) = ip else {
-                return Err(FuncError(format!(
-                    "error parsing ip: {} is not a string",
-                    lossy(&strval(ip))
-                )));
-            };
-            let text = lossy(text);
+    texts(ips, "error parsing ip")?
+        .into_iter()
+        .map(|text| {
             // Go writes an IPv4-mapped IPv6 address as its four IPv4 bytes.
             text.parse::<IpAddr>()
                 .map(|ip| SanType::IpAddress(ip.to_canonical()))
@@ -259,16 +267,9 @@ fn ip_addresses(ips: &Value) -> Result<Vec<SanType>, FuncError> {
 
 /// Go's `getAlternateDNSStrs`, and `x509.CreateCertificate`'s IA5String check.
 fn dns_names(names: &Value) -> Result<Vec<SanType>, FuncError> {
-    items(names)?
-        .iter()
-        .map(|name| {
-            let Value::Str(text) = name else {
-                return Err(FuncError(format!(
-                    "error processing alternate dns name: {} is not a string",
-                    lossy(&strval(name))
-                )));
-            };
-            let text = lossy(text);
+    texts(names, "error processing alternate dns name")?
+        .into_iter()
+        .map(|text| {
             rcgen::string::Ia5String::try_from(text.as_str())
                 .map(SanType::DnsName)
                 .map_err(|_| creating(format!("x509: {text:?} cannot be encoded as an IA5String")))

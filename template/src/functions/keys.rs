@@ -9,7 +9,7 @@
 //! 2048 bits (ring, the workspace's one crypto backend, does not sign with them).
 
 use rsa::pkcs1::{DecodeRsaPrivateKey as _, EncodeRsaPrivateKey as _};
-use rsa::pkcs8::{DecodePrivateKey as _, EncodePrivateKey as _};
+use rsa::pkcs8::DecodePrivateKey as _;
 use rsa::rand_core::{CryptoRng, RngCore};
 
 use p256::elliptic_curve::sec1::ToEncodedPoint as _;
@@ -138,26 +138,10 @@ impl PrivateKey {
     /// The key as PKCS#8 DER (what ring signs with) and the signature algorithm Go's
     /// `x509.CreateCertificate` picks for it.
     pub fn to_pkcs8(&self) -> Result<(Vec<u8>, &'static rcgen::SignatureAlgorithm), String> {
-        let text = |error: rsa::pkcs8::Error| error.to_string();
         Ok(match self {
-            PrivateKey::Rsa(key) => (
-                key.to_pkcs8_der().map_err(text)?.as_bytes().to_vec(),
-                &rcgen::PKCS_RSA_SHA256,
-            ),
-            PrivateKey::P256(key) => (
-                p256::pkcs8::EncodePrivateKey::to_pkcs8_der(key)
-                    .map_err(|error| error.to_string())?
-                    .as_bytes()
-                    .to_vec(),
-                &rcgen::PKCS_ECDSA_P256_SHA256,
-            ),
-            PrivateKey::P384(key) => (
-                p384::pkcs8::EncodePrivateKey::to_pkcs8_der(key)
-                    .map_err(|error| error.to_string())?
-                    .as_bytes()
-                    .to_vec(),
-                &rcgen::PKCS_ECDSA_P384_SHA384,
-            ),
+            PrivateKey::Rsa(key) => (pkcs8_der(key.as_ref())?, &rcgen::PKCS_RSA_SHA256),
+            PrivateKey::P256(key) => (pkcs8_der(key)?, &rcgen::PKCS_ECDSA_P256_SHA256),
+            PrivateKey::P384(key) => (pkcs8_der(key)?, &rcgen::PKCS_ECDSA_P384_SHA384),
             PrivateKey::Ed25519(seed) => (ed25519_pkcs8(seed), &rcgen::PKCS_ED25519),
         })
     }
@@ -168,6 +152,13 @@ impl PrivateKey {
         rcgen::KeyPair::from_pkcs8_der_and_sign_algo(&der.into(), algorithm)
             .map_err(|error| error.to_string())
     }
+}
+
+/// PKCS#8 DER of an RSA or EC key.
+fn pkcs8_der(key: &impl rsa::pkcs8::EncodePrivateKey) -> Result<Vec<u8>, String> {
+    key.to_pkcs8_der()
+        .map(|document| document.as_bytes().to_vec())
+        .map_err(|error| error.to_string())
 }
 
 /// Go's `x509.MarshalECPrivateKey` (SEC 1 `ECPrivateKey`): version 1, the private scalar, the
