@@ -193,20 +193,27 @@ async fn cert_controller_writes_certificates_and_injects_the_ca() -> anyhow::Res
     let unlabelled = configurations.get(&unlabelled_name).await?;
     assert_eq!(ca_bundles(&unlabelled), [None, None]);
 
-    // The CRD's conversion webhook too.
+    // The CRD's conversion webhook too: the controller writes it apart from the webhook
+    // configuration, so it may land later (on a real cluster it does).
     let crds: Api<CustomResourceDefinition> = Api::all(cluster.client.clone());
-    let client_config = crds
-        .get(&crd.name)
-        .await?
-        .spec
-        .conversion
-        .and_then(|conversion| conversion.webhook)
-        .and_then(|webhook| webhook.client_config)
-        .unwrap();
-    assert_eq!(
-        client_config.ca_bundle.map(|bundle| bundle.0),
-        Some(ca.clone())
-    );
+    let client_config = eventually(
+        WAIT,
+        "the CA bundle in the CRD's conversion webhook",
+        || async {
+            let client_config = crds
+                .get(&crd.name)
+                .await?
+                .spec
+                .conversion
+                .and_then(|conversion| conversion.webhook)
+                .and_then(|webhook| webhook.client_config);
+            Ok(client_config.filter(|config| {
+                config.ca_bundle.as_ref().map(|bundle| bundle.0.as_slice()) == Some(ca.as_slice())
+            }))
+        },
+    )
+    .await
+    .map_err(|error| error.context(controller.log()))?;
     assert_eq!(client_config.service.unwrap().name, SERVICE);
 
     let (code, body) = http_status(healthz, "/readyz").await?;

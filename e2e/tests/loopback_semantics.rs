@@ -27,6 +27,17 @@ fn api_error(error: kube::Error) -> Status {
     }
 }
 
+/// The `details.causes` of an error status.
+fn causes_of(status: Status) -> Vec<kube::core::response::StatusCause> {
+    status
+        .details
+        .map(|details| details.causes)
+        .unwrap_or_default()
+}
+
+/// The ConfigMap kube-controller-manager publishes the cluster's CA in, in every namespace.
+const ROOT_CA: &str = "kube-root-ca.crt";
+
 /// A small CRD with defaults, validation and a status subresource.
 fn widget_crd() -> Value {
     json!({
@@ -128,18 +139,47 @@ async fn watch_resumes_after_a_resource_version() -> anyhow::Result<()> {
     let mut events = api.watch(&params, &resume_from).await?.boxed();
     let mut seen = Vec::new();
     while seen.len() < 2 {
-        match events.try_next().await?.expect("the watch ended early") {
-            WatchEvent::Modified(object) => {
-                seen.push(format!("MODIFIED {}", object.metadata.name.unwrap()))
-            }
-            WatchEvent::Added(object) => {
-                seen.push(format!("ADDED {}", object.metadata.name.unwrap()))
-            }
-            WatchEvent::Bookmark(_) => {}
+        let (event, object) = match events.try_next().await?.expect("the watch ended early") {
+            WatchEvent::Modified(object) => ("MODIFIED", object),
+            WatchEvent::Added(object) => ("ADDED", object),
+            WatchEvent::Bookmark(_) => continue,
             other => panic!("unexpected event {other:?}"),
+        };
+        let name = object.metadata.name.unwrap_or_default();
+        // The controller manager's `kube-root-ca.crt` may land after `a` on a real cluster.
+        if name != ROOT_CA {
+            seen.push(format!("{event} {name}"));
         }
     }
     assert_eq!(seen, vec!["MODIFIED a", "ADDED b"]);
+    namespace.delete().await
+}
+
+/// kube-controller-manager's root-CA publisher gives every new namespace a `kube-root-ca.crt`
+/// ConfigMap whose `ca.crt` is the CA bundle that verifies the API server (pods read it from
+/// their projected service-account volume); it lands after the namespace, so this polls.
+#[tokio::test]
+async fn new_namespaces_get_the_root_ca_config_map() -> anyhow::Result<()> {
+    let cluster = TestCluster::connect().await?;
+    let namespace = TestNamespace::create(&cluster, "root-ca").await?;
+    let api: Api<ConfigMap> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    let published = eventually(Duration::from_secs(60), "kube-root-ca.crt", || async {
+        Ok(api
+            .get_opt(ROOT_CA)
+            .await?
+            .and_then(|config_map| config_map.data?.remove("ca.crt")))
+    })
+    .await?;
+    assert!(
+        published.starts_with("-----BEGIN CERTIFICATE-----\n"),
+        "{published}"
+    );
+    if let Some(ca) = cluster.api_server()?.ca_pem {
+        assert!(
+            published.contains(ca.trim()),
+            "the published bundle lacks the kubeconfig's CA"
+        );
+    }
     namespace.delete().await
 }
 
@@ -349,11 +389,51 @@ async fn custom_resources_are_validated_defaulted_and_pruned() -> anyhow::Result
             .await
             .unwrap_err(),
     );
-    assert_eq!(error.code, 400, "{error:?}");
+    // kube-apiserver's patch.go answers a patch whose result fails strict decoding with
+    // `errors.NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), ...))`:
+    // 422 Invalid, one cause on the field `patch` (a create or update gets 400 instead).
+    assert_eq!(
+        (error.code, error.reason.as_str()),
+        (422, "Invalid"),
+        "{error:?}"
+    );
     assert!(
-        error.message.contains("unknown field \"spec.bogus\""),
+        error
+            .message
+            .starts_with(" \"\" is invalid: patch: Invalid value: ")
+            && error
+                .message
+                .ends_with(": strict decoding error: unknown field \"spec.bogus\""),
         "{}",
         error.message
+    );
+    let causes = causes_of(error);
+    assert_eq!(causes.len(), 1, "{causes:?}");
+    assert_eq!(
+        (causes[0].field.as_str(), causes[0].reason.as_str()),
+        ("patch", "FieldValueInvalid")
+    );
+    // A patch whose result breaks the schema is 422 like a create, with the field as cause.
+    let error = api_error(
+        api.patch(
+            "ok",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"size": 0}})),
+        )
+        .await
+        .unwrap_err(),
+    );
+    assert_eq!(
+        (error.code, error.reason.as_str()),
+        (422, "Invalid"),
+        "{error:?}"
+    );
+    let causes = causes_of(error);
+    assert!(
+        causes
+            .iter()
+            .any(|cause| cause.field == "spec.size" && cause.reason == "FieldValueInvalid"),
+        "{causes:?}"
     );
     namespace.delete().await?;
     crd.delete().await

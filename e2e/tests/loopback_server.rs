@@ -3,7 +3,7 @@
 //! its own server.
 
 use futures::{StreamExt, TryStreamExt};
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
 use loopback_apiserver::{LoopbackServer, Options};
 use serde_json::{Value, json};
@@ -55,6 +55,32 @@ async fn watch_history_is_bounded() -> anyhow::Result<()> {
     assert!(
         matches!(event, Some(WatchEvent::Added(object)) if object.metadata.name.as_deref() == Some("after"))
     );
+    Ok(())
+}
+
+/// The root-CA ConfigMap of every namespace carries the CA of this very server (a real
+/// controller manager publishes its `--root-ca-file`), so in-cluster clients can verify it.
+#[tokio::test]
+async fn root_ca_config_maps_publish_the_serving_ca() -> anyhow::Result<()> {
+    let server = LoopbackServer::start(Options::default()).await?;
+    let ca = server.ca_pem().expect("TLS by default").to_owned();
+    let client = server.client().await?;
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "fresh"}}))?,
+        )
+        .await?;
+    for namespace in ["default", "fresh"] {
+        let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
+        let root = api.get("kube-root-ca.crt").await?;
+        assert_eq!(
+            root.data.unwrap_or_default().get("ca.crt"),
+            Some(&ca),
+            "{namespace}"
+        );
+    }
     Ok(())
 }
 

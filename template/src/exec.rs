@@ -12,7 +12,7 @@ use super::gofmt::sprint_value;
 use super::limits::{MAX_EXEC_DEPTH, MAX_OUTPUT, MAX_STEPS, MAX_VALUE_DEPTH};
 use super::literal::is_float_literal;
 use super::parse::Templates;
-use super::value::Value;
+use super::value::{MapKind, Value};
 use super::{Data, MissingKey};
 
 /// A failure while executing, at a node of the template named `template`.
@@ -190,7 +190,7 @@ impl State<'_> {
                     }
                 }
             }
-            Value::Map(map) => {
+            Value::Map(map) if map.borrow().kind != MapKind::Certificate => {
                 let entries: Vec<(String, Value)> = map
                     .borrow()
                     .entries
@@ -383,6 +383,13 @@ impl State<'_> {
                         return Err(self.error(pos, node, message));
                     }
                     let found = map.borrow().entries.get(name).cloned();
+                    if found.is_none() && map.borrow().kind == MapKind::Certificate {
+                        let message = format!(
+                            "can't evaluate field {name} in type {}",
+                            receiver.type_name()
+                        );
+                        return Err(self.error(pos, node, message));
+                    }
                     match (found, self.missing_key) {
                         (Some(value), _) => value,
                         (None, MissingKey::Default) => Value::Nil,

@@ -3,7 +3,7 @@
 //! `strconv.Quote`. Output is bytes because Go strings are.
 
 use super::limits::MAX_VALUE_DEPTH;
-use super::value::Value;
+use super::value::{MapKind, Value};
 
 /// `fmt.Sprint(value)`: `%v` of one value.
 pub fn sprint_value(value: &Value, out: &mut Vec<u8>) {
@@ -56,6 +56,16 @@ fn write_v(value: &Value, out: &mut Vec<u8>, depth: usize) {
                 write_v(item, out, depth + 1);
             }
             out.push(b']');
+        }
+        Value::Map(map) if map.borrow().kind == MapKind::Certificate => {
+            out.push(b'{');
+            for (index, item) in map.borrow().entries.values().enumerate() {
+                if index > 0 {
+                    out.push(b' ');
+                }
+                write_v(item, out, depth + 1);
+            }
+            out.push(b'}');
         }
         Value::Map(map) => {
             out.extend_from_slice(b"map[");

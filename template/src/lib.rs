@@ -33,7 +33,6 @@ use std::collections::BTreeMap;
 
 pub use data::Data;
 pub use error::TemplateError;
-pub use functions::NOT_IMPLEMENTED;
 
 use error::line_column;
 

@@ -6,7 +6,7 @@
 use super::gofmt::{
     format_float_e, format_float_g, format_float_shortest, quote, quote_into, sprint_value,
 };
-use super::value::Value;
+use super::value::{MapKind, Value};
 
 /// A `printf` whose output would pass its limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,6 +179,20 @@ fn format_arg(verb: char, spec: Spec, arg: &Value, out: &mut Vec<u8>, depth: usi
                 format_arg(verb, spec, item, out, depth + 1);
             }
             out.push(b']');
+        }
+        Value::Map(map)
+            if map.borrow().kind == MapKind::Certificate
+                && matches!(verb, 'v' | 's' | 'd' | 'q' | 'x' | 'X')
+                && depth < 100 =>
+        {
+            out.push(b'{');
+            for (position, item) in map.borrow().entries.values().enumerate() {
+                if position > 0 {
+                    out.push(b' ');
+                }
+                format_arg(verb, spec, item, out, depth + 1);
+            }
+            out.push(b'}');
         }
         Value::Map(map) if matches!(verb, 'v' | 's' | 'd' | 'q' | 'x' | 'X') && depth < 100 => {
             out.extend_from_slice(b"map[");

@@ -24,6 +24,10 @@ pub enum MapKind {
     Strings,
     /// `map[string]interface{}`: decoded JSON/YAML and `dict`; a missing key indexes as nil.
     Any,
+    /// Not a map: Sprig's `certificate` struct (fields `Cert` and `Key`, in that order, which
+    /// is also their sorted order), as `genCA` and friends return it. Its fields read like map
+    /// keys; map functions, `range`, `len` and `index` refuse it as Go refuses a struct.
+    Certificate,
 }
 
 /// A Go map as the template sees it.
@@ -87,6 +91,7 @@ impl Value {
             Value::Map(map) => match map.borrow().kind {
                 MapKind::Strings => "map[string]string",
                 MapKind::Any => "map[string]interface {}",
+                MapKind::Certificate => "sprig.certificate",
             },
             Value::Time(..) => "time.Time",
         }
@@ -101,6 +106,7 @@ impl Value {
             Value::Float(_) => "float64",
             Value::Str(_) => "string",
             Value::List(_) => "slice",
+            Value::Map(map) if map.borrow().kind == MapKind::Certificate => "struct",
             Value::Map(_) => "map",
             Value::Time(..) => "struct",
         }

@@ -1,7 +1,8 @@
 //! Rules of the built-in kinds applied on every write: Secrets (`stringData` merged into
 //! base64 `data`, type-specific required keys, immutability), ConfigMaps (immutability),
 //! Namespaces (finalizer, phase, name label, and their `default` ServiceAccount and
-//! `kube-root-ca.crt` ConfigMap) and CustomResourceDefinitions (see `crd.rs`).
+//! `kube-root-ca.crt` ConfigMap holding the server's CA under `ca.crt`) and
+//! CustomResourceDefinitions (see `crd.rs`).
 
 use crate::errors::{ApiError, ApiResult, FieldError};
 use crate::meta;
@@ -14,10 +15,6 @@ use std::sync::Arc;
 
 /// The largest Secret or ConfigMap payload kube-apiserver accepts.
 const MAX_PAYLOAD: usize = 1024 * 1024;
-
-/// A placeholder CA bundle for `kube-root-ca.crt`.
-const ROOT_CA_PLACEHOLDER: &str =
-    "-----BEGIN CERTIFICATE-----\nbG9vcGJhY2stYXBpc2VydmVy\n-----END CERTIFICATE-----\n";
 
 impl State {
     /// Applies the rules of built-in kinds, appending field errors; request-level problems
@@ -60,7 +57,7 @@ impl State {
                 "configmaps",
                 json!({"metadata": {"name": "kube-root-ca.crt", "annotations": {
                     "kubernetes.io/description": "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters."
-                }}, "data": {"ca.crt": ROOT_CA_PLACEHOLDER}}),
+                }}, "data": {"ca.crt": self.root_ca}}),
             ),
         ];
         for (plural, object) in children {

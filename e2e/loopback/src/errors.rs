@@ -231,6 +231,24 @@ impl ApiError {
         .with_details(json!({"name": name, "group": group, "kind": kind, "causes": causes}))
     }
 
+    /// 422 for a patch whose result kube-apiserver's `patch.go` refuses after applying it
+    /// (strict decoding errors): an `Invalid` status without group, kind or name whose one
+    /// cause is the field `patch`, quoting the patched object.
+    pub(crate) fn invalid_patch_value(patched: &str, detail: String) -> Self {
+        let error = FieldError {
+            path: "patch".into(),
+            kind: FieldErrorKind::Invalid {
+                value: Value::String(patched.to_owned()),
+                detail,
+            },
+        };
+        let mut invalid = Self::invalid("", "", "", std::slice::from_ref(&error));
+        invalid.details = Some(json!({"causes": [
+            {"reason": error.reason(), "message": error.body(), "field": error.path}
+        ]}));
+        invalid
+    }
+
     /// 400 for a malformed request.
     pub(crate) fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message)

@@ -129,13 +129,14 @@ impl LoopbackServer {
         } else {
             format!("{host}:{}", local.port())
         };
+        // Generated over plain HTTP too: every namespace's `kube-root-ca.crt` publishes the CA.
+        let certificates = tls::generate().context("generating the serving certificate")?;
         let (base_url, acceptor, ca_pem) = if options.tls {
-            let certificates = tls::generate().context("generating the serving certificate")?;
             let acceptor = tokio_rustls::TlsAcceptor::from(certificates.server_config);
             (
                 format!("https://{address}"),
                 Some(acceptor),
-                Some(certificates.ca_pem),
+                Some(certificates.ca_pem.clone()),
             )
         } else {
             (format!("http://{address}"), None, None)
@@ -161,7 +162,7 @@ impl LoopbackServer {
         let issuer = TokenIssuer::new(&options.issuer, &options.audience)?;
         let (shutdown, shutdown_receiver) = tokio::sync::watch::channel(false);
         let server = Arc::new(server::Server::new(
-            state::State::new(options.watch_history),
+            state::State::new(options.watch_history, certificates.ca_pem),
             issuer,
             options.token.clone(),
             base_url,

@@ -121,7 +121,11 @@ impl State {
                 "metadata.name cannot be changed by a patch",
             ));
         }
-        self.commit(info, live, patched, options, Manage::Update)
+        let options = WriteOptions {
+            patched: Some(patched.to_string()),
+            ..options.clone()
+        };
+        self.commit(info, live, patched, &options, Manage::Update)
     }
 }
 

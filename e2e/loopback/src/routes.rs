@@ -148,6 +148,7 @@ async fn resource(
         default_manager: manager_from_user_agent(&headers),
         field_validation: query.field_validation,
         subresource: path.subresource.clone().filter(|sub| sub == "status"),
+        patched: None,
     };
     let representation = Representation::from_accept(
         headers

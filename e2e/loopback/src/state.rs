@@ -29,6 +29,10 @@ pub(crate) struct WriteOptions {
     pub field_validation: FieldValidation,
     /// `status` for writes to the status subresource.
     pub subresource: Option<String>,
+    /// For a JSON, merge or strategic-merge patch: the patched object as JSON. kube-apiserver
+    /// rejects such a patch under `fieldValidation=Strict` as 422 Invalid quoting it (its
+    /// `patch.go`), where a create or update gets 400 BadRequest.
+    pub patched: Option<String>,
 }
 
 impl WriteOptions {
@@ -76,6 +80,9 @@ pub(crate) struct State {
     pub registry: Registry,
     pub regexes: RegexCache,
     pub gc_queue: Vec<GcWork>,
+    /// PEM of the CA that signs the serving certificate: what kube-controller-manager's
+    /// root-CA publisher writes into every namespace's `kube-root-ca.crt`.
+    pub root_ca: String,
 }
 
 /// Namespaces every cluster has.
@@ -84,12 +91,13 @@ const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "k
 impl State {
     /// A state with the built-in kinds and the system namespaces, whose history is compacted so
     /// that watching from resourceVersion "1" is expired as on any long-running cluster.
-    pub(crate) fn new(history_limit: usize) -> Self {
+    pub(crate) fn new(history_limit: usize, root_ca: String) -> Self {
         let mut state = Self {
             store: Store::new(history_limit),
             registry: Registry::with_builtins(),
             regexes: RegexCache::default(),
             gc_queue: Vec::new(),
+            root_ca,
         };
         let namespaces = state
             .registry

@@ -316,12 +316,15 @@ impl State {
                     .iter()
                     .map(|path| format!("unknown field {path:?}"))
                     .collect();
-                return Err(ApiError::bad_request(format!(
-                    "{kind} in version {version:?} cannot be handled as a {kind}: strict decoding error: {}",
-                    list.join(", "),
-                    kind = info.kind,
-                    version = info.version
-                )));
+                let strict = format!("strict decoding error: {}", list.join(", "));
+                return Err(match &options.patched {
+                    Some(patched) => ApiError::invalid_patch_value(patched, strict),
+                    None => ApiError::bad_request(format!(
+                        "{kind} in version {version:?} cannot be handled as a {kind}: {strict}",
+                        kind = info.kind,
+                        version = info.version
+                    )),
+                });
             }
             FieldValidation::Warn => {
                 warnings.extend(unknown.iter().map(|path| format!("unknown field {path:?}")))

@@ -78,7 +78,7 @@ fn length(_: &mut Ctx, args: &[Value]) -> FuncResult {
     let count = match &args[0] {
         Value::Str(bytes) => bytes.len(),
         Value::List(items) => items.len(),
-        Value::Map(map) => map.borrow().entries.len(),
+        Value::Map(map) if map.borrow().kind != MapKind::Certificate => map.borrow().entries.len(),
         Value::Nil => return Err(FuncError("len of nil pointer".into())),
         other => return Err(FuncError(format!("len of type {}", other.type_name()))),
     };
@@ -110,7 +110,7 @@ fn index(_: &mut Ctx, args: &[Value]) -> FuncResult {
             Value::Nil => return Err(FuncError("index of nil pointer".into())),
             Value::List(items) => items[index_position(index, items.len())?].clone(),
             Value::Str(bytes) => Value::Int(i64::from(bytes[index_position(index, bytes.len())?])),
-            Value::Map(map) => {
+            Value::Map(map) if map.borrow().kind != MapKind::Certificate => {
                 let Value::Str(key) = index else {
                     let message = format!("value has type {}; should be string", index.type_name());
                     return Err(FuncError(message));

@@ -2,12 +2,10 @@
 //! `sprig.TxtFuncMap()` except `env`, `expandenv` and `getHostByName`, which upstream removed so
 //! templates cannot read the controller's environment or the network), and ESO's own helpers.
 //! As in Go, a template naming a function outside this map fails to parse.
-//!
-//! The Sprig functions in [`NOT_IMPLEMENTED`] (key and certificate generation, `derivePassword`,
-//! AES) are not provided yet: a template using them fails to parse with
-//! `function "x" not defined`.
 
+pub mod aes_cbc;
 pub mod builtins;
+pub mod certs;
 pub mod crypto;
 pub mod date;
 pub mod defaults;
@@ -15,7 +13,9 @@ pub mod der;
 pub mod dicts;
 pub mod encoding;
 pub mod jwk;
+pub mod keys;
 pub mod lists;
+pub mod master_password;
 pub mod math;
 pub mod paths;
 pub mod pem;
@@ -36,21 +36,6 @@ use std::sync::LazyLock;
 
 use super::limits::{COSTLY_CALL, MAX_WORK};
 use super::value::{Bytes, Map, MapKind, Value, lossy};
-
-/// Sprig functions upstream exposes that this engine does not provide yet.
-pub const NOT_IMPLEMENTED: &[&str] = &[
-    "genPrivateKey",
-    "derivePassword",
-    "buildCustomCert",
-    "genCA",
-    "genCAWithKey",
-    "genSelfSignedCert",
-    "genSelfSignedCertWithKey",
-    "genSignedCert",
-    "genSignedCertWithKey",
-    "encryptAES",
-    "decryptAES",
-];
 
 /// What a function may touch besides its arguments: the render's map arena and work budget.
 pub struct Ctx {
@@ -76,6 +61,15 @@ const COSTLY: &[&str] = &[
     "pemTruststoreToPKCS12Pass",
     "jwkPrivateKeyPem",
     "rsaDecrypt",
+    // Sprig's key generation (RSA up to 4096 bits), certificate signing, and scrypt with 32 MiB.
+    "genPrivateKey",
+    "derivePassword",
+    "genCA",
+    "genCAWithKey",
+    "genSelfSignedCert",
+    "genSelfSignedCertWithKey",
+    "genSignedCert",
+    "genSignedCertWithKey",
 ];
 
 impl Ctx {
@@ -173,7 +167,7 @@ pub struct Function {
 pub type Entry = (&'static str, Arity, fn(&mut Ctx, &[Value]) -> FuncResult);
 
 static FUNCTIONS: LazyLock<HashMap<&'static str, Function>> = LazyLock::new(|| {
-    let tables: [&[Entry]; 18] = [
+    let tables: [&[Entry]; 22] = [
         builtins::FUNCTIONS,
         strings::FUNCTIONS,
         text::FUNCTIONS,
@@ -192,6 +186,10 @@ static FUNCTIONS: LazyLock<HashMap<&'static str, Function>> = LazyLock::new(|| {
         pkcs12::FUNCTIONS,
         jwk::FUNCTIONS,
         x509::FUNCTIONS,
+        keys::FUNCTIONS,
+        certs::FUNCTIONS,
+        master_password::FUNCTIONS,
+        aes_cbc::FUNCTIONS,
     ];
     let mut map = HashMap::new();
     for table in tables {
@@ -218,7 +216,8 @@ pub fn lookup(name: &str) -> Option<&'static Function> {
     FUNCTIONS.get(name)
 }
 
-fn wrong_type(expected: &str, got: &Value) -> FuncError {
+/// Go's error for an argument of the wrong type.
+pub fn wrong_type(expected: &str, got: &Value) -> FuncError {
     match got {
         Value::Nil => FuncError(format!("invalid value; expected {expected}")),
         other => FuncError(format!(
@@ -261,7 +260,7 @@ pub fn boolean(value: &Value) -> Result<bool, FuncError> {
 /// A `map[string]interface{}` parameter.
 pub fn map(value: &Value) -> Result<Map, FuncError> {
     match value {
-        Value::Map(map) => Ok(map.clone()),
+        Value::Map(map) if map.borrow().kind != MapKind::Certificate => Ok(map.clone()),
         other => Err(wrong_type("map[string]interface {}", other)),
     }
 }

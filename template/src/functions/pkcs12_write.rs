@@ -194,7 +194,7 @@ fn pbes2(
 }
 
 /// AES-256-CBC with PKCS#7 padding.
-fn aes256_cbc(key: &[u8; 32], iv: [u8; 16], plaintext: &[u8]) -> Vec<u8> {
+pub(super) fn aes256_cbc(key: &[u8; 32], iv: [u8; 16], plaintext: &[u8]) -> Vec<u8> {
     let cipher = aes::Aes256::new(key.into());
     let padding = 16 - plaintext.len() % 16;
     let mut data = plaintext.to_vec();

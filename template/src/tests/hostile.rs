@@ -31,6 +31,12 @@ const SLOW: &[&str] = &[
     "fullPemToPkcs12Pass",
     "pemTruststoreToPKCS12",
     "pemTruststoreToPKCS12Pass",
+    // Key generation (RSA in an unoptimised test build) and scrypt.
+    "genPrivateKey",
+    "derivePassword",
+    "genCA",
+    "genSelfSignedCert",
+    "genSignedCert",
 ];
 
 const LITERALS: &[&str] = &[

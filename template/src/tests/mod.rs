@@ -16,6 +16,7 @@ mod hostile;
 mod limits;
 mod pem;
 mod sprig;
+mod sprig_crypto;
 mod upstream;
 mod upstream_decrypt;
 mod upstream_pem;
