@@ -1,5 +1,6 @@
 //! Entry point of the `external-secrets` binary: parse the command line and dispatch.
 
+mod caches;
 mod certcontroller;
 mod cli;
 mod context;

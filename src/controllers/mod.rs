@@ -14,6 +14,8 @@ pub mod queue_depth;
 pub mod rewrite;
 pub mod secret_store;
 pub mod template;
+#[cfg(test)]
+pub mod test_client;
 
 #[cfg(test)]
 mod layering_tests;

@@ -6,6 +6,8 @@ use external_secrets_crds::v1::{
 };
 use kube::runtime::reflector::{ObjectRef, Store};
 
+use crate::caches::is_synced;
+
 use super::admission::{NamespaceLabels, check_admitted};
 use super::{Error, FoundStore, kind_and_name};
 
@@ -19,6 +21,11 @@ pub struct Stores {
 }
 
 impl Stores {
+    /// Whether both caches hold their watch's initial list.
+    pub fn synced(&self) -> bool {
+        is_synced(&self.secret_stores) && is_synced(&self.cluster_secret_stores)
+    }
+
     /// The store `reference` names, seen from `namespace`.
     pub fn find(&self, reference: &SecretStoreRef, namespace: &str) -> Result<FoundStore, Error> {
         let (kind, name) = kind_and_name(reference);

@@ -89,3 +89,6 @@ pub async fn run(
 ) {
     fan_out::run::<ClusterPushSecret>(context, concurrency, shutdown).await;
 }
+
+#[cfg(test)]
+mod restart_tests;

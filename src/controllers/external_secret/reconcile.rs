@@ -25,6 +25,7 @@ use super::read::store_references;
 use super::refresh;
 use super::status::{self, Ready, Synced};
 use super::target;
+use crate::caches::CACHE_WAIT;
 use crate::controllers::backoff::FailureBackoff;
 use crate::controllers::template::SecretData;
 use crate::stores::kind_and_name;
@@ -75,6 +76,11 @@ pub fn error_policy(
 }
 
 async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error> {
+    // Class checks and store lookups read the store caches: never before they are synced
+    // (a store missing from an empty cache is not a store that does not exist).
+    if !context.stores.synced() {
+        return Ok(Action::requeue(CACHE_WAIT));
+    }
     let references = store_references(es);
     if skip(es, &references, context) {
         return Ok(Action::await_change());

@@ -17,6 +17,7 @@ use serde_json::json;
 
 use super::ClusterTemplate;
 use super::selection::{is_owned_by, target_namespaces};
+use crate::caches::{CACHE_WAIT, is_synced};
 use crate::context::{Context, FIELD_MANAGER};
 
 /// What the reconciler shares.
@@ -79,6 +80,13 @@ async fn apply<T: ClusterTemplate>(
     template: &T,
     context: &TemplateContext,
 ) -> Result<Action, Error> {
+    // Which namespaces are selected (and which copies go) is decided from the namespace
+    // cache only once it holds the full list: an empty cache after a restart would delete
+    // every copy.
+    if !is_synced(&context.namespaces) {
+        tracing::debug!(controller = T::CONTROLLER, "namespace cache not synced yet");
+        return Ok(Action::requeue(CACHE_WAIT));
+    }
     let started = Instant::now();
     let client = &context.shared.client;
     let owner = template.name_any();

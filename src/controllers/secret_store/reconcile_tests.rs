@@ -5,67 +5,28 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use external_secrets_crds::v1::{ClusterSecretStore, SecretStore};
-use external_secrets_providers::credentials::MemorySecretSource;
-use external_secrets_providers::{ClientManager, ManagerSettings};
-use http::{Request, Response, StatusCode};
-use http_body_util::BodyExt;
-use kube::client::Body;
+use http::StatusCode;
 use kube::runtime::controller::Action;
 use serde_json::{Value, json};
 
 use super::{error_policy, reconcile};
-use crate::context::{Context, Settings};
-use crate::metrics::Metrics;
-
-/// One request the controller made: method, path and JSON body.
-type Recorded = (String, String, Value);
+use crate::context::Context;
+use crate::controllers::test_client::{Recorded, recording_context};
 
 /// A context whose Kubernetes client answers from memory, and the requests it received.
 fn context(class: &str) -> (Arc<Context>, Arc<Mutex<Vec<Recorded>>>) {
-    let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
-    let seen = requests.clone();
-    let service = tower::service_fn(move |request: Request<Body>| {
-        let seen = seen.clone();
-        async move {
-            let method = request.method().to_string();
-            let path = request.uri().path().to_owned();
-            let bytes = request.into_body().collect().await?.to_bytes();
-            let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-            seen.lock()
-                .unwrap()
-                .push((method.clone(), path.clone(), body.clone()));
-            let (status, reply) = if method == "PATCH" && path.ends_with("/status") {
-                (StatusCode::OK, echo_store(&path, &body))
-            } else if method == "POST" && path.ends_with("/events") {
-                (StatusCode::CREATED, body)
-            } else {
-                (
-                    StatusCode::NOT_FOUND,
-                    json!({"kind": "Status", "code": 404}),
-                )
-            };
-            let response = Response::builder()
-                .status(status)
-                .body(Body::from(serde_json::to_vec(&reply).unwrap()))
-                .unwrap();
-            Ok::<_, tower::BoxError>(response)
+    recording_context(class, |method, path, body| {
+        if method == "PATCH" && path.ends_with("/status") {
+            (StatusCode::OK, echo_store(path, body))
+        } else if method == "POST" && path.ends_with("/events") {
+            (StatusCode::CREATED, body.clone())
+        } else {
+            (
+                StatusCode::NOT_FOUND,
+                json!({"kind": "Status", "code": 404}),
+            )
         }
-    });
-    let client = kube::Client::new(service, "default");
-    let clients = Arc::new(ClientManager::new(
-        Arc::new(MemorySecretSource::default()),
-        ManagerSettings::default(),
-    ));
-    let settings = Settings {
-        controller_class: class.to_owned(),
-        store_requeue_interval: Duration::from_secs(300),
-        namespace: None,
-        flood_gate: true,
-        provider_read_dedup_window: std::time::Duration::ZERO,
-        allow_generic_targets: false,
-    };
-    let context = Context::new(client, clients, Arc::new(Metrics::default()), settings);
-    (Arc::new(context), requests)
+    })
 }
 
 /// The object a status patch returns: the patched status on a minimal store.
