@@ -8,7 +8,7 @@ mod controllers;
 mod generators;
 mod kube_client;
 mod labels;
-mod leader;
+use external_secrets_leader as leader;
 mod metrics;
 mod render;
 mod run;

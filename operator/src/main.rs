@@ -1,9 +1,7 @@
 //! `external-secrets-operator`: installs and manages the external-secrets operand from the
 //! `ExternalSecretsConfig`/`ExternalSecretsManager` singletons.
 
-// The operand's leader election, used as is (one file, shared rather than copied).
-#[path = "../../src/leader.rs"]
-mod leader;
+use external_secrets_leader as leader;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
