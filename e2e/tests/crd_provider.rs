@@ -10,9 +10,9 @@
 
 mod support;
 
-use base64::Engine as _;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestCrd, TestNamespace, eventually, install_crds, unique_name,
+    ControllerProcess, TestCluster, TestCrd, TestNamespace, eventually, install_crds, string_data,
+    unique_name,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
@@ -71,15 +71,6 @@ async fn reader_account(
     Ok(())
 }
 
-fn data_of(secret: &Secret) -> Vec<(String, String)> {
-    secret
-        .data
-        .iter()
-        .flatten()
-        .map(|(key, value)| (key.clone(), String::from_utf8_lossy(&value.0).into_owned()))
-        .collect()
-}
-
 #[tokio::test]
 async fn custom_resources_sync_into_secrets() -> anyhow::Result<()> {
     let cluster = TestCluster::connect().await?;
@@ -107,11 +98,7 @@ async fn custom_resources_sync_into_secrets() -> anyhow::Result<()> {
 
     let class = unique_name("e2e-crd");
     let controller = ControllerProcess::start(&cluster, &class, &[]).await?;
-    let api_server = cluster.api_server()?;
-    let mut server = json!({"url": api_server.url});
-    if let Some(pem) = &api_server.ca_pem {
-        server["caBundle"] = json!(base64::engine::general_purpose::STANDARD.encode(pem));
-    }
+    let server = cluster.api_server()?.store_server();
     let store: SecretStore = serde_json::from_value(json!({
         "apiVersion": "external-secrets.io/v1",
         "kind": "SecretStore",
@@ -147,13 +134,15 @@ async fn custom_resources_sync_into_secrets() -> anyhow::Result<()> {
     wait_reason(&external_secrets, "orders-db", "SecretSynced", &controller).await?;
     let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &app.name);
     let synced = secrets.get("orders-db").await?;
-    let data = data_of(&synced);
-    let keys: Vec<&str> = data.iter().map(|(key, _)| key.as_str()).collect();
-    assert_eq!(keys, ["billing", "host", "password", "port"]);
-    assert_eq!(data[1].1, "db.local");
-    assert_eq!(data[2].1, "orders-pass");
-    assert_eq!(data[3].1, "5432");
-    let billing: Value = serde_json::from_str(&data[0].1)?;
+    let data = string_data(&synced);
+    assert_eq!(
+        data.keys().collect::<Vec<_>>(),
+        ["billing", "host", "password", "port"]
+    );
+    assert_eq!(data["host"], "db.local");
+    assert_eq!(data["password"], "orders-pass");
+    assert_eq!(data["port"], "5432");
+    let billing: Value = serde_json::from_str(&data["billing"])?;
     assert_eq!(billing["spec"]["password"], "billing-pass");
     assert_eq!(billing["kind"], "DbCredential");
 

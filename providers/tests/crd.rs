@@ -61,6 +61,17 @@ async fn cluster_client(
         .await
 }
 
+/// Why building a ClusterSecretStore client with `provider` fails.
+async fn cluster_error(
+    provider: CrdProvider,
+    source: impl SecretSource + 'static,
+) -> ProviderError {
+    cluster_client(provider, source, Some(NAMESPACE))
+        .await
+        .err()
+        .expect("the client fails")
+}
+
 /// Token auth through [`TOKEN_SECRET`] of [`NAMESPACE`], named explicitly (not referent).
 fn cluster_token_auth() -> KubernetesAuth {
     KubernetesAuth {
@@ -288,17 +299,8 @@ async fn service_account_and_kubeconfig_auth() {
         ..KubernetesAuth::default()
     };
     let source = KubeSecretSource::new(harness.kubernetes.admin.clone());
-    let client = cluster_client(
-        harness.provider("Thing", by_account),
-        source,
-        Some(NAMESPACE),
-    )
-    .await
-    .unwrap();
-    let value = client
-        .get_secret(&value_of(&format!("{namespace}/db")))
-        .await;
-    assert_eq!(text(value.unwrap()), "v");
+    let via_account = cluster_client(harness.provider("Thing", by_account), source, None);
+    assert_reads_db(via_account.await, &namespace).await;
 
     let kubeconfig = std::fs::read_to_string(harness.kubernetes.server.kubeconfig_path()).unwrap();
     let by_kubeconfig = CrdProvider {
@@ -317,10 +319,14 @@ async fn service_account_and_kubeconfig_auth() {
         &[],
         &[("config", &kubeconfig)],
     );
-    let client = cluster_client(by_kubeconfig, source, Some(NAMESPACE))
-        .await
-        .unwrap();
+    let via_kubeconfig = cluster_client(by_kubeconfig, source, None);
+    assert_reads_db(via_kubeconfig.await, &namespace).await;
+}
+
+/// Checks that `client` was built and reads `v` from `namespace/db`.
+async fn assert_reads_db(client: Result<SharedClient, ProviderError>, namespace: &str) {
     let value = client
+        .unwrap()
         .get_secret(&value_of(&format!("{namespace}/db")))
         .await;
     assert_eq!(text(value.unwrap()), "v");
@@ -336,10 +342,7 @@ async fn connection_failures_fail_the_client() {
         &[("token", "not-the-token")],
     );
     let provider = harness.provider("Thing", cluster_token_auth());
-    let error = cluster_client(provider.clone(), wrong_token, Some(NAMESPACE))
-        .await
-        .err()
-        .unwrap();
+    let error = cluster_error(provider.clone(), wrong_token).await;
     assert_eq!(error.kind(), ErrorKind::PermissionDenied, "{error}");
     assert!(!error.message().contains("not-the-token"), "{error}");
 
@@ -350,21 +353,15 @@ async fn connection_failures_fail_the_client() {
         },
         ..provider.clone()
     };
-    let error = cluster_client(
-        unregistered,
-        harness.kubernetes.token_source(),
-        Some(NAMESPACE),
-    )
-    .await
-    .err()
-    .unwrap();
+    let error = cluster_error(unregistered, harness.kubernetes.token_source()).await;
     assert_eq!(error.kind(), ErrorKind::InvalidConfig, "{error}");
+    let message = error.message();
     assert!(
-        error.message().contains("is not registered in the cluster"),
+        message.contains("is not registered in the cluster"),
         "{error}"
     );
 
-    let mut unreachable = provider.clone();
+    let mut unreachable = provider;
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -372,14 +369,7 @@ async fn connection_failures_fail_the_client() {
     if let Some(server) = unreachable.server.as_mut() {
         server.url = format!("https://{closed}");
     }
-    let error = cluster_client(
-        unreachable,
-        harness.kubernetes.token_source(),
-        Some(NAMESPACE),
-    )
-    .await
-    .err()
-    .unwrap();
+    let error = cluster_error(unreachable, harness.kubernetes.token_source()).await;
     assert_eq!(error.kind(), ErrorKind::Unavailable, "{error}");
     assert!(error.is_temporary());
 }
