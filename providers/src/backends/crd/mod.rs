@@ -18,8 +18,11 @@
 //!   results `namespace/name`); each result is the whole object. Tags and path are ignored.
 //! * `whitelist.rules` gate every read, find and `secret_exists` (see the `whitelist` module).
 //!
-//! Difference from upstream: a missing property is `NotFound` (upstream: a plain error), as in
-//! our kubernetes provider; an API server without access reviews (404) skips the preflight.
+//! Differences from upstream: a missing property is `NotFound` (upstream: a plain error), as in
+//! our kubernetes provider; a read the whitelist refuses is `PermissionDenied` (upstream: a
+//! plain error); an API server without access reviews (404) skips the preflight. As upstream's
+//! code (not its API doc), a store with inline `auth` and no `server` fails with "no server URL
+//! provided": it does not fall back to the in-cluster API.
 
 mod config;
 mod resource;
