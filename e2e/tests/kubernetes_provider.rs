@@ -9,7 +9,6 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
 };
@@ -68,11 +67,7 @@ async fn secrets_of_another_namespace_sync_and_receive_pushes() -> anyhow::Resul
 
     let class = unique_name("e2e-k8s");
     let controller = ControllerProcess::start(&cluster, &class, &[]).await?;
-    let api_server = cluster.api_server()?;
-    let mut server = json!({"url": api_server.url});
-    if let Some(pem) = &api_server.ca_pem {
-        server["caBundle"] = json!(base64::engine::general_purpose::STANDARD.encode(pem));
-    }
+    let server = cluster.api_server()?.store_server();
     let store: SecretStore = serde_json::from_value(json!({
         "apiVersion": "external-secrets.io/v1",
         "kind": "SecretStore",

@@ -50,6 +50,19 @@ pub struct ApiServerEndpoint {
     pub ca_pem: Option<String>,
 }
 
+impl ApiServerEndpoint {
+    /// The `server` section of a kubernetes-connected store (kubernetes and crd providers):
+    /// the URL, and the CA as a base64 `caBundle` when there is one.
+    pub fn store_server(&self) -> serde_json::Value {
+        use base64::Engine as _;
+        let mut server = serde_json::json!({"url": self.url});
+        if let Some(pem) = &self.ca_pem {
+            server["caBundle"] = base64::engine::general_purpose::STANDARD.encode(pem).into();
+        }
+        server
+    }
+}
+
 impl TestCluster {
     /// The API server of the kubeconfig's current context.
     pub fn api_server(&self) -> anyhow::Result<ApiServerEndpoint> {

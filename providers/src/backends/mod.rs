@@ -5,6 +5,8 @@
 
 #[cfg(feature = "aws")]
 pub mod aws;
+#[cfg(feature = "crd")]
+pub mod crd;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "kubernetes")]

@@ -109,6 +109,7 @@ impl<'a> Backend<'a> {
         } = provider;
         let mut found: Vec<Backend<'a>> = Vec::new();
         served!(found, aws, "aws", "aws", crate::backends::aws::Aws);
+        served!(found, crd, "crd", "crd", crate::backends::crd::Crd);
         served!(found, fake, "fake", "fake", crate::backends::fake::Fake);
         served!(
             found,
@@ -152,7 +153,6 @@ impl<'a> Backend<'a> {
             gitlab => "gitlab",
             onepassword => "onepassword",
             onepassword_sdk => "onepasswordSDK",
-            crd => "crd",
             senhasegura => "senhasegura",
             scaleway => "scaleway",
             doppler => "doppler",

@@ -12,6 +12,8 @@
 pub mod aws;
 #[cfg(feature = "vault")]
 pub mod bao_process;
+#[cfg(feature = "crd")]
+pub mod crd;
 #[cfg(feature = "fake")]
 mod fake;
 #[cfg(feature = "kubernetes")]
@@ -27,7 +29,9 @@ use async_trait::async_trait;
 use external_secrets_crds::v1::{SecretStore, SecretStoreProvider, SecretStoreSpec};
 use external_secrets_providers::credentials::{MemorySecretSource, SecretSource};
 use external_secrets_providers::request::{PushRemoteRef, RemoteRef};
-use external_secrets_providers::{ClientManager, ManagerSettings, SharedClient, StoreRef};
+use external_secrets_providers::{
+    Capabilities, ClientManager, ManagerSettings, SharedClient, StoreRef,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// The namespace test stores live in.
@@ -66,6 +70,27 @@ pub trait Harness: Send + Sync {
         value.to_owned()
     }
 
+    /// The part of a found value [`Self::found_value`] describes (most: all of it; backends
+    /// that return whole objects with server-set fields pick the seeded part).
+    fn seed_of_found(&self, found: &str) -> String {
+        found.to_owned()
+    }
+
+    /// Where the provider reads the suite's JSON-object secret `key`, whole (`None`, as a map)
+    /// or one member (most: the key, with the member as property).
+    fn json_ref(&self, key: &str, property: Option<&str>) -> RemoteRef {
+        match property {
+            Some(property) => RemoteRef::new(key).with_property(property),
+            None => RemoteRef::new(key),
+        }
+    }
+
+    /// What the backend's stores can do (most: read and write); a backend that cannot write
+    /// must refuse pushes as `Unsupported`.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::ReadWrite
+    }
+
     /// A client whose backend holds `seed` (key, value) and nothing else.
     async fn client(&self, seed: &[(&str, &str)]) -> SharedClient;
 }
@@ -87,6 +112,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(aws::SecretsManagerHarness));
     #[cfg(feature = "aws")]
     all.push(Box::new(aws::ParameterStoreHarness));
+    #[cfg(feature = "crd")]
+    all.push(Box::new(crd::CrdHarness::start().await));
     all
 }
 

@@ -60,7 +60,7 @@ impl<'a> AuthMethod<'a> {
 
 /// Whether a ClusterSecretStore's credentials resolve in the namespace of the object using it
 /// (upstream's `IsReferentKubernetesAuth`): some inline credential names no namespace.
-pub(super) fn is_referent(spec: &KubernetesProvider) -> bool {
+pub(crate) fn is_referent(spec: &KubernetesProvider) -> bool {
     let Some(auth) = &spec.auth else {
         return false;
     };

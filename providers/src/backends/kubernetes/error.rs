@@ -11,7 +11,7 @@
 use crate::error::{ErrorKind, ProviderError};
 
 /// Maps a kube-rs error from doing `action` (e.g. `get secret "db" from namespace "remote"`).
-pub(super) fn map_error(error: kube::Error, action: &str) -> ProviderError {
+pub(crate) fn map_error(error: kube::Error, action: &str) -> ProviderError {
     match &error {
         kube::Error::Api(status) => {
             let kind = kind_of_status(status.code);

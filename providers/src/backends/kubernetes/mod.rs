@@ -23,14 +23,14 @@
 //! between reconciles and the token is renewed before it expires; kubeconfigs of `authRef` must
 //! not run commands or read local files.
 
-mod config;
+pub(crate) mod config;
 mod connect;
-mod error;
+pub(crate) mod error;
 mod find;
 mod metadata;
 mod push;
 mod read;
-mod session;
+pub(crate) mod session;
 mod validate;
 
 use std::sync::Arc;

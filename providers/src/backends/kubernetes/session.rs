@@ -19,7 +19,7 @@ struct Current {
 }
 
 /// A connection to the remote API server that renews itself.
-pub(super) struct Session {
+pub(crate) struct Session {
     spec: KubernetesProvider,
     credentials: CredentialResolver,
     current: Mutex<Current>,
@@ -27,7 +27,7 @@ pub(super) struct Session {
 
 impl Session {
     /// Connects once, so a broken configuration fails when the client is built.
-    pub(super) async fn open(
+    pub(crate) async fn open(
         spec: &KubernetesProvider,
         credentials: CredentialResolver,
     ) -> Result<Self> {
@@ -40,7 +40,7 @@ impl Session {
     }
 
     /// The client, reconnected first if its credentials are due for renewal.
-    pub(super) async fn client(&self) -> Result<kube::Client> {
+    pub(crate) async fn client(&self) -> Result<kube::Client> {
         let mut current = self.current.lock().await;
         if current
             .renew_at
