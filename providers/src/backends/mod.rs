@@ -7,6 +7,8 @@
 pub mod aws;
 #[cfg(feature = "fake")]
 pub mod fake;
+#[cfg(feature = "gcpsm")]
+pub mod gcpsm;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "vault")]
