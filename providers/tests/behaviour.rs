@@ -37,7 +37,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "webhook",
             feature = "kubernetes",
             feature = "vault",
-            feature = "aws"
+            feature = "aws",
+            feature = "gcpsm"
         ))
     );
 }

@@ -1,6 +1,6 @@
 //! Harnesses for the behaviour suite: one per compiled provider, each serving its client from a
 //! real server (in-process for `fake`, a local HTTP server for `webhook`, a loopback Kubernetes
-//! API server for `kubernetes`, an OpenBao dev server for `vault`, moto's server for `aws`).
+//! API server for `kubernetes`, an OpenBao dev server for `vault`, moto's server for `aws`, cloudbox for `gcpsm`).
 //!
 //! Adding a provider: implement [`Harness`] (build a store whose backend holds the seed data,
 //! say which optional operations the backend offers and, where the provider addresses values
@@ -14,6 +14,8 @@ pub mod aws;
 pub mod bao_process;
 #[cfg(feature = "fake")]
 mod fake;
+#[cfg(feature = "gcpsm")]
+pub mod gcp;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "vault")]
@@ -87,6 +89,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(aws::SecretsManagerHarness));
     #[cfg(feature = "aws")]
     all.push(Box::new(aws::ParameterStoreHarness));
+    #[cfg(feature = "gcpsm")]
+    all.push(Box::new(gcp::GcpsmHarness));
     all
 }
 
