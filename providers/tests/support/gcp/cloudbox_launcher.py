@@ -22,6 +22,9 @@ installed package, exactly these defects of cloudbox 0.2.3 (each checked by hand
    newest version whatever its state (cloudbox picked the newest enabled one). The access route
    is replaced by one with the real service's answers.
 
+6. `projects.secrets.versions.list` understands only `filter=state=X`; the documented form,
+   which upstream's provider sends, is `state:X`: such a filter is rewritten to cloudbox's.
+
 Nothing else is changed: cloudbox still keeps no annotations, topics or etags, and serves no
 regional (`locations/...`) secrets.
 """
@@ -145,16 +148,16 @@ app.add_api_route(
 )
 
 
-async def _get_access_as_post(scope, receive, send):
-    if (
-        scope["type"] == "http"
-        and scope["method"] == "GET"
-        and scope["path"].endswith(":access")
-    ):
-        scope = dict(scope, method="POST")
+async def _patched(scope, receive, send):
+    if scope["type"] == "http":
+        if scope["method"] == "GET" and scope["path"].endswith(":access"):
+            scope = dict(scope, method="POST")
+        if scope["path"].endswith("/versions"):
+            query = scope.get("query_string", b"").replace(b"state%3A", b"state%3D")
+            scope = dict(scope, query_string=query.replace(b"state:", b"state="))
     await app(scope, receive, send)
 
 
 if __name__ == "__main__":
     port = int(sys.argv[1])
-    uvicorn.run(_get_access_as_post, host="127.0.0.1", port=port, log_level="warning")
+    uvicorn.run(_patched, host="127.0.0.1", port=port, log_level="warning")
