@@ -36,7 +36,7 @@ fn push(key: &str, value: &str) -> PushRequest {
 #[tokio::test]
 async fn tokens_are_fetched_once_and_refused_keys_fail_the_client() {
     let project = Project::fresh();
-    project.seed("a", b"1", &[]).await;
+    project.seed("a", b"1", &[]);
     let tokens = token_endpoint().await;
     let client = project
         .client(&project.spec(json!({})), &tokens.token_uri())
@@ -70,8 +70,8 @@ async fn tokens_are_fetched_once_and_refused_keys_fail_the_client() {
 #[tokio::test]
 async fn versions_and_the_selection_policy() {
     let project = Project::fresh();
-    project.seed("v", b"one", &[]).await;
-    project.add_version("v", b"two").await;
+    project.seed("v", b"one", &[]);
+    project.add_version("v", b"two");
     let fail = client(&project, json!({})).await;
     let one = RemoteRef::new("v").with_version("1");
     assert_eq!(text(fail.get_secret(&one).await.unwrap()), "one");
@@ -84,7 +84,7 @@ async fn versions_and_the_selection_policy() {
         .await;
     assert_eq!(missing.unwrap_err().kind(), ErrorKind::NotFound);
 
-    project.version_action("v", "2", "disable").await;
+    project.version_action("v", "2", "disable");
     let error = fail.get_secret(&RemoteRef::new("v")).await.unwrap_err();
     assert_ne!(
         error.kind(),
@@ -105,7 +105,7 @@ async fn versions_and_the_selection_policy() {
     // An explicit version is never replaced.
     let two = RemoteRef::new("v").with_version("2");
     assert!(fetch.get_secret(&two).await.is_err());
-    project.version_action("v", "1", "destroy").await;
+    project.version_action("v", "1", "destroy");
     assert!(fetch.get_secret(&RemoteRef::new("v")).await.is_err());
 }
 
@@ -113,7 +113,7 @@ async fn versions_and_the_selection_policy() {
 async fn binary_payloads_come_back_unchanged() {
     let project = Project::fresh();
     let bytes = [0u8, 159, 146, 150, 255, 10];
-    project.seed("bin", &bytes, &[]).await;
+    project.seed("bin", &bytes, &[]);
     let client = client(&project, json!({})).await;
     let value = client.get_secret(&RemoteRef::new("bin")).await.unwrap();
     assert_eq!(value.expose(), bytes);
@@ -122,11 +122,9 @@ async fn binary_payloads_come_back_unchanged() {
 #[tokio::test]
 async fn find_by_labels_and_path() {
     let project = Project::fresh();
-    project.seed("app-db", b"1", &[("team", "a")]).await;
-    project
-        .seed("app-cache", b"2", &[("team", "a"), ("tier", "x")])
-        .await;
-    project.seed("other", b"3", &[("team", "b")]).await;
+    project.seed("app-db", b"1", &[("team", "a")]);
+    project.seed("app-cache", b"2", &[("team", "a"), ("tier", "x")]);
+    project.seed("other", b"3", &[("team", "b")]);
     let client = client(&project, json!({})).await;
     let mut find = Find::default();
     find.tags.insert("team".into(), "a".into());
@@ -147,7 +145,7 @@ async fn find_by_labels_and_path() {
 #[tokio::test]
 async fn metadata_fetch_reads_labels() {
     let project = Project::fresh();
-    project.seed("m", b"v", &[("env", "prod")]).await;
+    project.seed("m", b"v", &[("env", "prod")]);
     let client = client(&project, json!({})).await;
     let mut remote_ref = RemoteRef::new("m");
     remote_ref.metadata_policy = MetadataPolicy::Fetch;
@@ -177,20 +175,14 @@ async fn push_owns_what_it_creates_and_adds_versions_only_on_change() {
     let project = Project::fresh();
     let client = client(&project, json!({})).await;
     client.push_secret(&push("p", "one")).await.unwrap();
-    let created = project.secret("p").await.unwrap();
+    let created = project.secret("p").unwrap();
     assert_eq!(created["labels"]["managed-by"], "external-secrets");
     client.push_secret(&push("p", "one")).await.unwrap();
-    assert_eq!(
-        project.version_count("p").await,
-        1,
-        "same value: no new version"
-    );
+    assert_eq!(project.version_count("p"), 1, "same value: no new version");
     client.push_secret(&push("p", "two")).await.unwrap();
-    assert_eq!(project.version_count("p").await, 2);
+    assert_eq!(project.version_count("p"), 2);
 
-    project
-        .seed("theirs", b"keep", &[("owner", "someone")])
-        .await;
+    project.seed("theirs", b"keep", &[("owner", "someone")]);
     let error = client
         .push_secret(&push("theirs", "mine"))
         .await
@@ -199,20 +191,20 @@ async fn push_owns_what_it_creates_and_adds_versions_only_on_change() {
         error.message(),
         "secret theirs is not managed by external secrets"
     );
-    assert_eq!(project.version_count("theirs").await, 1);
+    assert_eq!(project.version_count("theirs"), 1);
     client
         .delete_secret(&PushRemoteRef::new("theirs"))
         .await
         .unwrap();
     assert!(
-        project.secret("theirs").await.is_some(),
+        project.secret("theirs").is_some(),
         "unmanaged secrets are never deleted"
     );
     client
         .delete_secret(&PushRemoteRef::new("p"))
         .await
         .unwrap();
-    assert!(project.secret("p").await.is_none());
+    assert!(project.secret("p").is_none());
 }
 
 #[tokio::test]
@@ -226,7 +218,7 @@ async fn push_metadata_labels_and_properties() {
         "spec": {"labels": {"team": "a"}},
     }));
     client.push_secret(&request).await.unwrap();
-    let labels = project.secret("meta").await.unwrap()["labels"].clone();
+    let labels = project.secret("meta").unwrap()["labels"].clone();
     assert_eq!(
         labels,
         json!({"managed-by": "external-secrets", "team": "a"})

@@ -21,6 +21,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rustls::pki_types::PrivatePkcs8KeyDer;
+use rustls::pki_types::pem::PemObject as _;
 use serde_json::{Value, json};
 
 use crate::server::{FakeServer, header, reject};
@@ -45,9 +47,17 @@ pub struct TokenEndpoint {
 }
 
 impl TokenEndpoint {
-    /// Serves tokens to `account` for JWTs its key signs (`public_key_der`: the PKCS#1
-    /// `RSAPublicKey`, as `ring` exposes it).
-    pub async fn start(account: &str, public_key_der: Vec<u8>) -> std::io::Result<Self> {
+    /// Serves tokens to `account` for JWTs signed by the key whose PKCS#8 PEM (the
+    /// `private_key` of the account's key file) is `private_key_pem`; only its public half is
+    /// kept.
+    pub async fn start(account: &str, private_key_pem: &str) -> std::io::Result<Self> {
+        let der = PrivatePkcs8KeyDer::from_pem_slice(private_key_pem.as_bytes())
+            .map_err(std::io::Error::other)?;
+        let pair = ring::signature::RsaKeyPair::from_pkcs8(der.secret_pkcs8_der())
+            .map_err(|error| std::io::Error::other(error.to_string()))?;
+        let public_key_der = ring::signature::KeyPair::public_key(&pair)
+            .as_ref()
+            .to_vec();
         let expected = Arc::new(Expected {
             account: account.to_owned(),
             public_key_der,

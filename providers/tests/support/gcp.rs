@@ -17,7 +17,6 @@ use external_secrets_crds::v1::GcpsmProvider;
 use external_secrets_providers::backends::gcpsm::GcpsmClient;
 use external_secrets_providers::credentials::{CredentialResolver, MemorySecretSource};
 use external_secrets_providers::{ProviderError, SharedClient, StoreId};
-use rustls::pki_types::pem::PemObject as _;
 use serde_json::json;
 
 use super::{Features, Harness, NAMESPACE, unique_name};
@@ -43,18 +42,6 @@ pub fn cloudbox() -> &'static CloudboxProcess {
     SHARED.get_or_init(CloudboxProcess::start)
 }
 
-/// The test key's public half (PKCS#1), for the token endpoint fake.
-pub fn public_key() -> Vec<u8> {
-    let key: serde_json::Value = serde_json::from_str(KEY_FILE).expect("key file is JSON");
-    let pem = key["private_key"].as_str().expect("private_key");
-    let der =
-        rustls::pki_types::PrivatePkcs8KeyDer::from_pem_slice(pem.as_bytes()).expect("PKCS#8 key");
-    let pair = ring::signature::RsaKeyPair::from_pkcs8(der.secret_pkcs8_der()).expect("RSA key");
-    ring::signature::KeyPair::public_key(&pair)
-        .as_ref()
-        .to_vec()
-}
-
 /// The key file with `token_uri` set.
 pub fn key_file(token_uri: &str) -> String {
     KEY_FILE.replace("TOKEN_URI", token_uri)
@@ -62,7 +49,9 @@ pub fn key_file(token_uri: &str) -> String {
 
 /// A token endpoint for the test key's account.
 pub async fn token_endpoint() -> TokenEndpoint {
-    TokenEndpoint::start(ACCOUNT, public_key())
+    let key: serde_json::Value = serde_json::from_str(KEY_FILE).expect("key file is JSON");
+    let pem = key["private_key"].as_str().expect("private_key");
+    TokenEndpoint::start(ACCOUNT, pem)
         .await
         .expect("starting the token endpoint fake")
 }
@@ -71,112 +60,72 @@ pub async fn token_endpoint() -> TokenEndpoint {
 pub struct Project {
     /// The project id.
     pub id: String,
-    http: reqwest::Client,
 }
 
 impl Project {
     /// A project no other test uses.
     pub fn fresh() -> Self {
-        // reqwest is built without a default crypto provider in this workspace.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         Self {
             id: unique_name("eso-project"),
-            http: reqwest::Client::new(),
         }
     }
 
-    fn url(&self, path: &str) -> String {
-        format!("{}/v1/projects/{}/{path}", cloudbox().url, self.id)
+    /// Calls the emulator for `path` under this project; the JSON answer (panics unless 2xx).
+    fn send(&self, method: &str, path: &str, body: serde_json::Value) -> serde_json::Value {
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let path = format!("/v1/projects/{}/{path}", self.id);
+        let (status, answer) = cloudbox().call(method, &path, &body);
+        assert!(
+            (200..300).contains(&status),
+            "cloudbox {method} {path}: {status} {answer}: {}",
+            cloudbox().log_tail()
+        );
+        serde_json::from_str(&answer).unwrap_or_default()
     }
 
-    /// Creates secret `name` with `labels` (no ownership label unless given).
-    pub async fn create_secret(&self, name: &str, labels: &[(&str, &str)]) {
+    /// Creates secret `name` with `labels` and a version holding `value`.
+    pub fn seed(&self, name: &str, value: &[u8], labels: &[(&str, &str)]) {
         let labels: serde_json::Map<String, serde_json::Value> = labels
             .iter()
             .map(|(key, value)| ((*key).to_owned(), json!(value)))
             .collect();
         let body = json!({"replication": {"automatic": {}}, "labels": labels});
-        self.send(
-            reqwest::Method::POST,
-            &format!("secrets?secretId={name}"),
-            Some(body),
-        )
-        .await;
+        self.send("POST", &format!("secrets?secretId={name}"), body);
+        self.add_version(name, value);
     }
 
     /// Adds a version holding `value` to secret `name`.
-    pub async fn add_version(&self, name: &str, value: &[u8]) {
+    pub fn add_version(&self, name: &str, value: &[u8]) {
         let data = base64::engine::general_purpose::STANDARD.encode(value);
         let body = json!({"payload": {"data": data}});
-        self.send(
-            reqwest::Method::POST,
-            &format!("secrets/{name}:addVersion"),
-            Some(body),
-        )
-        .await;
-    }
-
-    /// Creates secret `name` holding `value`.
-    pub async fn seed(&self, name: &str, value: &[u8], labels: &[(&str, &str)]) {
-        self.create_secret(name, labels).await;
-        self.add_version(name, value).await;
+        self.send("POST", &format!("secrets/{name}:addVersion"), body);
     }
 
     /// Disables or destroys (`action`) version `version` of `name`.
-    pub async fn version_action(&self, name: &str, version: &str, action: &str) {
+    pub fn version_action(&self, name: &str, version: &str, action: &str) {
         let path = format!("secrets/{name}/versions/{version}:{action}");
-        self.send(reqwest::Method::POST, &path, Some(json!({})))
-            .await;
+        self.send("POST", &path, json!({}));
     }
 
     /// The secret's metadata as the emulator holds it (`None` if it does not exist).
-    pub async fn secret(&self, name: &str) -> Option<serde_json::Value> {
-        let response = self
-            .http
-            .get(self.url(&format!("secrets/{name}")))
-            .send()
-            .await
-            .expect("calling cloudbox");
-        if response.status() == reqwest::StatusCode::NOT_FOUND {
-            return None;
-        }
-        let text = response.text().await.expect("reading cloudbox's answer");
-        Some(serde_json::from_str(&text).expect("cloudbox answers JSON"))
+    pub fn secret(&self, name: &str) -> Option<serde_json::Value> {
+        let path = format!("/v1/projects/{}/secrets/{name}", self.id);
+        let (status, answer) = cloudbox().call("GET", &path, "");
+        (status == 200).then(|| serde_json::from_str(&answer).expect("cloudbox answers JSON"))
     }
 
     /// The number of versions of `name`.
-    pub async fn version_count(&self, name: &str) -> usize {
-        let page = self
-            .send(
-                reqwest::Method::GET,
-                &format!("secrets/{name}/versions"),
-                None,
-            )
-            .await;
-        page["versions"].as_array().map_or(0, Vec::len)
-    }
-
-    async fn send(
-        &self,
-        method: reqwest::Method,
-        path: &str,
-        body: Option<serde_json::Value>,
-    ) -> serde_json::Value {
-        let mut request = self.http.request(method, self.url(path));
-        if let Some(body) = body {
-            request = request
-                .header("content-type", "application/json")
-                .body(body.to_string());
-        }
-        let response = request.send().await.expect("calling cloudbox");
-        let status = response.status();
-        let text = response.text().await.unwrap_or_default();
-        assert!(
-            status.is_success(),
-            "cloudbox {path}: {status} {text}: {}",
-            cloudbox().log_tail()
+    pub fn version_count(&self, name: &str) -> usize {
+        let page = self.send(
+            "GET",
+            &format!("secrets/{name}/versions"),
+            serde_json::Value::Null,
         );
-        serde_json::from_str(&text).unwrap_or_default()
+        page["versions"].as_array().map_or(0, Vec::len)
     }
 
     /// A store spec for this project authenticating with the key in [`KEY_SECRET`].
@@ -230,7 +179,7 @@ impl Harness for GcpsmHarness {
     async fn client(&self, seed: &[(&str, &str)]) -> SharedClient {
         let project = Project::fresh();
         for (key, value) in seed {
-            project.seed(key, value.as_bytes(), &[]).await;
+            project.seed(key, value.as_bytes(), &[]);
         }
         let tokens = token_endpoint().await;
         let client = project

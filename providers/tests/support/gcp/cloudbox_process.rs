@@ -9,6 +9,7 @@
 //! server runs under an `sh` supervisor that kills it when its stdin (a pipe held by the test
 //! process) closes, so it also stops when the test process exits.
 
+use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -77,6 +78,33 @@ wait "$child""#;
             std::thread::sleep(Duration::from_millis(100));
         }
         server
+    }
+
+    /// Sends `method path` with a JSON `body` (empty: none) over HTTP/1.0 (never chunked), for
+    /// tests that seed or inspect data: the status and the body; panics if nothing answers.
+    pub fn call(&self, method: &str, path: &str, body: &str) -> (u16, String) {
+        let address = self.url.trim_start_matches("http://");
+        let answer = (|| -> std::io::Result<String> {
+            let mut stream = TcpStream::connect(address)?;
+            stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+            let request = format!(
+                "{method} {path} HTTP/1.0\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            stream.write_all(request.as_bytes())?;
+            let mut answer = Vec::new();
+            stream.read_to_end(&mut answer)?;
+            Ok(String::from_utf8_lossy(&answer).into_owned())
+        })()
+        .unwrap_or_else(|error| panic!("cloudbox did not answer {method} {path}: {error}"));
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|status| status.parse().ok())
+            .unwrap_or(0);
+        (status, body.to_owned())
     }
 
     /// The emulator's log, for failure messages.
