@@ -1,6 +1,8 @@
 //! gcpsm-specific behaviour against cloudbox (through the project's launcher) and the Google
 //! token endpoint fake: token caching and refused keys, versions and the version selection
-//! policy, binary payloads, find by labels, metadata reads, and push ownership and metadata.
+//! policy, binary payloads, find by labels, metadata reads, and push ownership and metadata;
+//! and GKE workload identity through the loopback API server's TokenRequest and the Secure
+//! Token / IAM Credentials contract fake.
 
 #![cfg(feature = "gcpsm")]
 
@@ -11,7 +13,7 @@ use external_secrets_providers::request::{
 };
 use external_secrets_providers::{ErrorKind, SecretValue, SecretsClient};
 use serde_json::json;
-use support::gcp::{Project, token_endpoint};
+use support::gcp::{Project, cloudbox, token_endpoint};
 
 fn text(value: SecretValue) -> String {
     String::from_utf8(value.into_bytes()).unwrap()
@@ -239,4 +241,105 @@ async fn push_metadata_labels_and_properties() {
         error.message(),
         "cannot specify metadata and property at the same time"
     );
+}
+
+#[tokio::test]
+async fn workload_identity_exchanges_a_service_account_token() {
+    use contract_fakes::google::WorkloadIdentityEndpoints;
+    use external_secrets_providers::backends::gcpsm::Endpoints;
+    use external_secrets_providers::credentials::KubeSecretSource;
+    use std::sync::Arc;
+
+    let google_account = "eso@cluster-project.iam.gserviceaccount.com";
+    let annotation = ("iam.gke.io/gcp-service-account", google_account);
+    let (loopback, admin) =
+        support::cluster_with_service_account("impersonating", &[annotation]).await;
+    let plain = k8s_openapi::api::core::v1::ServiceAccount {
+        metadata: kube::api::ObjectMeta {
+            name: Some("plain".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    kube::Api::<k8s_openapi::api::core::v1::ServiceAccount>::namespaced(
+        admin.clone(),
+        support::NAMESPACE,
+    )
+    .create(&kube::api::PostParams::default(), &plain)
+    .await
+    .unwrap();
+    let provider = "https://container.googleapis.com/v1/projects/cluster-project/locations/europe-west1/clusters/c1";
+    let fake =
+        WorkloadIdentityEndpoints::start("cluster-project.svc.id.goog", provider, google_account)
+            .await
+            .unwrap();
+    let project = Project::fresh();
+    project.seed("wi", b"through workload identity", &[]);
+    let fake_url = reqwest::Url::parse(&fake.server.url).unwrap();
+    let endpoints = Endpoints {
+        secret_manager: reqwest::Url::parse(&cloudbox().url).unwrap(),
+        secure_token: fake_url.clone(),
+        iam_credentials: fake_url,
+    };
+    let spec = |account: &str| {
+        serde_json::from_value(json!({
+            "projectID": project.id,
+            "auth": {"workloadIdentity": {
+                "serviceAccountRef": {"name": account},
+                "clusterLocation": "europe-west1",
+                "clusterName": "c1",
+                "clusterProjectID": "cluster-project",
+            }},
+        }))
+        .unwrap()
+    };
+    let source = Arc::new(KubeSecretSource::new(admin));
+    let client = project
+        .client_with(&spec("impersonating"), source.clone(), endpoints.clone())
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let value = client.get_secret(&RemoteRef::new("wi")).await.unwrap();
+        assert_eq!(text(value), "through workload identity");
+    }
+    assert_eq!(
+        fake.counts(),
+        (1, 1),
+        "one exchange, one impersonation, then the cache"
+    );
+    let sent = fake.server.requests();
+    let impersonation = sent
+        .iter()
+        .find(|r| r.path.contains("generateAccessToken"))
+        .unwrap();
+    assert_eq!(
+        impersonation.path,
+        format!("/v1/projects/-/serviceAccounts/{google_account}:generateAccessToken")
+    );
+
+    // Without the annotation the federated token is used as it is.
+    let direct = project
+        .client_with(&spec("plain"), source.clone(), endpoints.clone())
+        .await
+        .unwrap();
+    direct.get_secret(&RemoteRef::new("wi")).await.unwrap();
+    assert_eq!(fake.counts(), (2, 1));
+
+    // A cluster the fake does not know: the exchange is refused, and so is the client.
+    let mut wrong: serde_json::Value = serde_json::to_value(spec("plain")).unwrap();
+    wrong["auth"]["workloadIdentity"]["clusterName"] = json!("other");
+    let wrong = serde_json::from_value(wrong).unwrap();
+    let error = project
+        .client_with(&wrong, source, endpoints)
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(error.kind(), ErrorKind::PermissionDenied);
+    assert!(
+        error
+            .message()
+            .contains("unable to fetch identitybindingtoken"),
+        "{error}"
+    );
+    drop(loopback);
 }

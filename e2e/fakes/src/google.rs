@@ -172,3 +172,156 @@ fn check_assertion(expected: &Expected, assertion: &str) -> Result<(), &'static 
     }
     Ok(())
 }
+
+/// RFC 8693's grant type, as the identity binding token exchange requires.
+pub const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+/// The subject token type of a Kubernetes ServiceAccount token.
+pub const JWT_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:jwt";
+/// The requested token type.
+pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
+/// The scope Secret Manager needs.
+pub const CLOUD_PLATFORM: &str = "https://www.googleapis.com/auth/cloud-platform";
+
+struct Identity {
+    audience: String,
+    account: String,
+    exchanged: AtomicUsize,
+    generated: AtomicUsize,
+}
+
+/// A contract fake of GKE workload identity's two Google endpoints: Secure Token's
+/// `POST /v1/identitybindingtoken` (an RFC 8693 token exchange, JSON body, as upstream's
+/// provider sends it) and IAM Credentials' `POST /v1/projects/-/serviceAccounts/{email}:
+/// generateAccessToken` (cloud.google.com/iam/docs/reference/credentials/rest). It is a fake: the
+/// exchange checks the grant type, subject and requested token types, the exact
+/// `identitynamespace:<pool>:<provider>` audience, the cloud-platform scope and that the subject
+/// token is a JWT whose `aud` includes the pool; `generateAccessToken` checks the bearer is a
+/// token it exchanged, the account is the expected one and `scope` lists cloud-platform.
+pub struct WorkloadIdentityEndpoints {
+    /// The server (plain HTTP; the tests point the provider at it through its endpoint
+    /// settings).
+    pub server: FakeServer,
+    identity: Arc<Identity>,
+}
+
+impl WorkloadIdentityEndpoints {
+    /// Serves exchanges for `pool` and `provider`, and access tokens of Google service account
+    /// `account`.
+    pub async fn start(pool: &str, provider: &str, account: &str) -> std::io::Result<Self> {
+        let identity = Arc::new(Identity {
+            audience: format!("identitynamespace:{pool}:{provider}"),
+            account: account.to_owned(),
+            exchanged: AtomicUsize::new(0),
+            generated: AtomicUsize::new(0),
+        });
+        let router = Router::new()
+            .route("/v1/identitybindingtoken", post(exchange))
+            .route("/v1/projects/-/serviceAccounts/{call}", post(generate))
+            .with_state(identity.clone());
+        let server = FakeServer::http(router).await?;
+        Ok(Self { server, identity })
+    }
+
+    /// Exchanges and access tokens issued so far.
+    pub fn counts(&self) -> (usize, usize) {
+        (
+            self.identity.exchanged.load(Ordering::SeqCst),
+            self.identity.generated.load(Ordering::SeqCst),
+        )
+    }
+}
+
+async fn exchange(
+    State(identity): State<Arc<Identity>>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    if header(&headers, "content-type") != Some("application/json") {
+        return refuse("invalid_request", "body must be JSON");
+    }
+    let Ok(request) = serde_json::from_str::<Value>(&body) else {
+        return refuse("invalid_request", "body must be JSON");
+    };
+    let checks = [
+        ("grant_type", TOKEN_EXCHANGE),
+        ("subject_token_type", JWT_TOKEN_TYPE),
+        ("requested_token_type", ACCESS_TOKEN_TYPE),
+        ("audience", identity.audience.as_str()),
+        ("scope", CLOUD_PLATFORM),
+    ];
+    for (field, expected) in checks {
+        if request[field] != expected {
+            return refuse("invalid_request", field);
+        }
+    }
+    let pool = identity.audience.split(':').nth(1).unwrap_or_default();
+    let subject = request["subject_token"].as_str().unwrap_or_default();
+    let claims = subject
+        .split('.')
+        .nth(1)
+        .and_then(|part| URL_SAFE_NO_PAD.decode(part).ok())
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
+    let audience_ok = claims.is_some_and(|claims| match &claims["aud"] {
+        Value::Array(audiences) => audiences.iter().any(|aud| aud == pool),
+        Value::String(aud) => aud == pool,
+        _ => false,
+    });
+    if !audience_ok {
+        return refuse(
+            "invalid_grant",
+            "subject token audience does not include the pool",
+        );
+    }
+    let number = identity.exchanged.fetch_add(1, Ordering::SeqCst) + 1;
+    axum::Json(json!({
+        "access_token": format!("federated-{number}"),
+        "token_type": "Bearer",
+        "expires_in": TOKEN_LIFETIME_SECONDS,
+        "issued_token_type": ACCESS_TOKEN_TYPE,
+    }))
+    .into_response()
+}
+
+async fn generate(
+    State(identity): State<Arc<Identity>>,
+    axum::extract::Path(call): axum::extract::Path<String>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let unauthenticated = || {
+        reject(
+            StatusCode::UNAUTHORIZED,
+            json!({"error": {"code": 401, "status": "UNAUTHENTICATED", "message": "bad token"}}),
+        )
+    };
+    let issued = identity.exchanged.load(Ordering::SeqCst);
+    let bearer_ok = crate::server::bearer(&headers)
+        .and_then(|token| token.strip_prefix("federated-"))
+        .and_then(|number| number.parse::<usize>().ok())
+        .is_some_and(|number| (1..=issued).contains(&number));
+    if !bearer_ok {
+        return unauthenticated();
+    }
+    if call != format!("{}:generateAccessToken", identity.account) {
+        return reject(
+            StatusCode::FORBIDDEN,
+            json!({"error": {"code": 403, "status": "PERMISSION_DENIED", "message": "no access"}}),
+        );
+    }
+    let request: Value = serde_json::from_str(&body).unwrap_or_default();
+    let scoped = request["scope"]
+        .as_array()
+        .is_some_and(|scopes| scopes.iter().any(|scope| scope == CLOUD_PLATFORM));
+    if !scoped {
+        return reject(
+            StatusCode::BAD_REQUEST,
+            json!({"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": "scope"}}),
+        );
+    }
+    let number = identity.generated.fetch_add(1, Ordering::SeqCst) + 1;
+    axum::Json(json!({
+        "accessToken": format!("ya29.impersonated-{number}"),
+        "expireTime": "2999-01-01T00:00:00Z",
+    }))
+    .into_response()
+}

@@ -14,8 +14,10 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use contract_fakes::google::TokenEndpoint;
 use external_secrets_crds::v1::GcpsmProvider;
-use external_secrets_providers::backends::gcpsm::GcpsmClient;
-use external_secrets_providers::credentials::{CredentialResolver, MemorySecretSource};
+use external_secrets_providers::backends::gcpsm::{Endpoints, GcpsmClient};
+use external_secrets_providers::credentials::{
+    CredentialResolver, MemorySecretSource, SecretSource,
+};
 use external_secrets_providers::{ProviderError, SharedClient, StoreId};
 use serde_json::json;
 
@@ -153,10 +155,26 @@ impl Project {
             &[],
             &[(KEY_ITEM, key.as_str())],
         );
+        let emulator = reqwest::Url::parse(&cloudbox().url).expect("emulator URL");
+        let endpoints = Endpoints {
+            secret_manager: emulator.clone(),
+            secure_token: emulator.clone(),
+            iam_credentials: emulator,
+        };
+        self.client_with(spec, Arc::new(source), endpoints).await
+    }
+
+    /// A client of `spec` in a SecretStore of [`NAMESPACE`] reading credentials from `source`
+    /// and calling `endpoints` (Secret Manager: set to the emulator by the caller).
+    pub async fn client_with(
+        &self,
+        spec: &GcpsmProvider,
+        source: Arc<dyn SecretSource>,
+        endpoints: Endpoints,
+    ) -> Result<GcpsmClient, ProviderError> {
         let store = StoreId::secret_store(NAMESPACE, "gcp");
-        let credentials = CredentialResolver::new(Arc::new(source), store, Some(NAMESPACE.into()));
-        let endpoint = reqwest::Url::parse(&cloudbox().url).expect("emulator URL");
-        GcpsmClient::new(spec, credentials, endpoint).await
+        let credentials = CredentialResolver::new(source, store, Some(NAMESPACE.into()));
+        GcpsmClient::new(spec, credentials, endpoints).await
     }
 }
 

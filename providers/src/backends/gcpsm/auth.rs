@@ -8,8 +8,8 @@
 //! * no auth: the default chain — the key file named by `GOOGLE_APPLICATION_CREDENTIALS`, else
 //!   the metadata server's token of the instance's service account (`GCE_METADATA_HOST`
 //!   overrides `metadata.google.internal`, as Google's libraries honour).
-//! * `auth.workloadIdentity` and `auth.workloadIdentityFederation`: not built yet; refused with
-//!   a permanent error naming the method.
+//! * `auth.workloadIdentity`: GKE workload identity (see `workload_identity`).
+//! * `auth.workloadIdentityFederation`: not built yet; refused with a permanent error.
 //!
 //! A token is reused until less than [`REFRESH_MARGIN`] of its life is left. Tokens and keys
 //! never appear in errors.
@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use external_secrets_crds::v1::GcpsmAuth;
+use external_secrets_crds::v1::{GcpsmAuth, GcpsmProvider};
 use reqwest::header::HeaderValue;
 use rustls::pki_types::PrivateKeyDer;
 use rustls::pki_types::pem::PemObject as _;
@@ -26,6 +26,8 @@ use serde::Deserialize;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
+use super::config::{Endpoints, Parent};
+use super::workload_identity::WorkloadIdentity;
 use crate::credentials::{CredentialResolver, Referent};
 use crate::error::{ProviderError, Result};
 use crate::transport::transport_error;
@@ -55,6 +57,8 @@ enum Method {
     Key(ServiceAccountKey),
     /// The metadata server's token endpoint.
     Metadata(reqwest::Url),
+    /// GKE workload identity.
+    WorkloadIdentity(Box<WorkloadIdentity>),
 }
 
 /// The fields of a service-account key file this client uses.
@@ -95,14 +99,22 @@ pub(super) struct TokenSource {
 impl TokenSource {
     /// The token source the store's `auth` names, reading keys through `credentials`.
     pub(super) async fn new(
-        auth: Option<&GcpsmAuth>,
+        spec: &GcpsmProvider,
+        parent: &Parent,
         credentials: &CredentialResolver,
+        endpoints: &Endpoints,
         http: reqwest::Client,
     ) -> Result<Self> {
-        let method = match auth {
-            Some(auth) if auth.workload_identity.is_some() => {
-                return Err(unsupported("workloadIdentity"));
-            }
+        let method = match spec.auth.as_ref() {
+            Some(GcpsmAuth {
+                workload_identity: Some(identity),
+                ..
+            }) => Method::WorkloadIdentity(Box::new(WorkloadIdentity::new(
+                identity,
+                parent.project(),
+                credentials,
+                endpoints,
+            )?)),
             Some(auth) if auth.workload_identity_federation.is_some() => {
                 return Err(unsupported("workloadIdentityFederation"));
             }
@@ -170,32 +182,40 @@ impl TokenSource {
                 .http
                 .get(url.clone())
                 .header("Metadata-Flavor", "Google"),
+            Method::WorkloadIdentity(identity) => return identity.fetch(&self.http).await,
         };
-        let action = "cannot get an access token";
-        let response = request
-            .send()
-            .await
-            .map_err(|error| transport_error(action, error))?;
-        let status = response.status();
-        let body = super::api::read_body(response, MAX_DOCUMENT_BYTES, action).await?;
-        if !status.is_success() {
-            let error = if status.is_server_error() {
-                ProviderError::unavailable(format!("{action}: token endpoint answered {status}"))
-            } else {
-                ProviderError::permission_denied(format!(
-                    "{action}: token endpoint answered {status}"
-                ))
-            };
-            return Err(error);
-        }
-        let answer: TokenAnswer = serde_json::from_slice(&body).map_err(|_| {
-            ProviderError::invalid_data(format!("{action}: unreadable token endpoint answer"))
-        })?;
+        let answer: TokenAnswer = read_answer(request, "cannot get an access token").await?;
         Ok((
             SecretValue::new(answer.access_token),
             Duration::from_secs(answer.expires_in),
         ))
     }
+}
+
+/// Sends a token request and reads its JSON answer: 5xx is temporary, any other refusal
+/// `PermissionDenied`; the answer's body (it may hold tokens) never reaches the error.
+pub(super) async fn read_answer<T: serde::de::DeserializeOwned>(
+    request: reqwest::RequestBuilder,
+    action: &str,
+) -> Result<T> {
+    let response = request
+        .send()
+        .await
+        .map_err(|error| transport_error(action, error))?;
+    let status = response.status();
+    let body = super::api::read_body(response, MAX_DOCUMENT_BYTES, action).await?;
+    if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+        return Err(ProviderError::unavailable(format!(
+            "{action}: status {status}"
+        )));
+    }
+    if !status.is_success() {
+        return Err(ProviderError::permission_denied(format!(
+            "{action}: status {status}"
+        )));
+    }
+    serde_json::from_slice(&body)
+        .map_err(|_| ProviderError::invalid_data(format!("{action}: unreadable answer")))
 }
 
 impl ServiceAccountKey {
@@ -275,13 +295,15 @@ async fn default_chain() -> Result<Method> {
     )?))
 }
 
+/// The error of an auth method this build does not offer yet.
 fn unsupported(method: &str) -> ProviderError {
     ProviderError::unsupported(format!(
         "auth.{method} is not supported by this build's gcpsm provider yet"
     ))
 }
 
-fn now_seconds() -> u64 {
+/// Seconds since the Unix epoch (0 if the clock is before it).
+pub(super) fn now_seconds() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs())

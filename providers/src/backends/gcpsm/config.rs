@@ -2,9 +2,11 @@
 //! and location a store addresses, resource names, and where the APIs are reached.
 //!
 //! Endpoints: Google's public ones (`secretmanager.googleapis.com`, or
-//! `secretmanager.<location>.rep.googleapis.com` for a regional store, as upstream), unless the
-//! operator's environment sets `GCP_SECRETMANAGER_ENDPOINT` (this build's addition, for an
-//! emulator or a private endpoint; upstream has no such variable).
+//! `secretmanager.<location>.rep.googleapis.com` for a regional store, as upstream;
+//! `securetoken.googleapis.com` and `iamcredentials.googleapis.com` for workload identity),
+//! unless the operator's environment sets `GCP_SECRETMANAGER_ENDPOINT`,
+//! `GCP_SECURETOKEN_ENDPOINT` or `GCP_IAMCREDENTIALS_ENDPOINT` (this build's addition, for an
+//! emulator or a private endpoint; upstream has no such variables).
 
 use external_secrets_crds::v1::GcpsmProvider;
 
@@ -13,6 +15,46 @@ use crate::store::{StoreId, StoreKind};
 
 /// The variable overriding the Secret Manager endpoint (an HTTP(S) URL).
 pub const ENDPOINT_VARIABLE: &str = "GCP_SECRETMANAGER_ENDPOINT";
+/// The variable overriding the identity binding token endpoint's base URL.
+pub const SECURE_TOKEN_VARIABLE: &str = "GCP_SECURETOKEN_ENDPOINT";
+/// The variable overriding the IAM Credentials endpoint's base URL.
+pub const IAM_CREDENTIALS_VARIABLE: &str = "GCP_IAMCREDENTIALS_ENDPOINT";
+
+/// Where each Google API a store uses is reached.
+#[derive(Debug, Clone)]
+pub struct Endpoints {
+    /// Secret Manager (`/v1/...` is appended).
+    pub secret_manager: reqwest::Url,
+    /// The identity binding token exchange (`/v1/identitybindingtoken` is appended).
+    pub secure_token: reqwest::Url,
+    /// IAM Credentials (`/v1/projects/-/serviceAccounts/...` is appended).
+    pub iam_credentials: reqwest::Url,
+}
+
+impl Endpoints {
+    /// Google's endpoints for a store in `location`, as the environment overrides them.
+    pub fn from_env(location: Option<&str>) -> Result<Self> {
+        let variable = |name: &str, default: String| -> Result<reqwest::Url> {
+            let value = std::env::var(name).ok().filter(|value| !value.is_empty());
+            parse_url(&value.unwrap_or(default), name)
+        };
+        let secret_manager = match location {
+            Some(location) => format!("https://secretmanager.{location}.rep.googleapis.com"),
+            None => "https://secretmanager.googleapis.com".to_owned(),
+        };
+        Ok(Self {
+            secret_manager: variable(ENDPOINT_VARIABLE, secret_manager)?,
+            secure_token: variable(
+                SECURE_TOKEN_VARIABLE,
+                "https://securetoken.googleapis.com".into(),
+            )?,
+            iam_credentials: variable(
+                IAM_CREDENTIALS_VARIABLE,
+                "https://iamcredentials.googleapis.com".into(),
+            )?,
+        })
+    }
+}
 
 /// Upstream's `unable to find ProjectID in storeSpec`.
 const NO_PROJECT: &str = "unable to find ProjectID in storeSpec";
@@ -102,6 +144,11 @@ impl Parent {
         })
     }
 
+    /// The project id.
+    pub fn project(&self) -> &str {
+        &self.project
+    }
+
     /// The regional location, if any.
     pub fn location(&self) -> Option<&str> {
         self.location.as_deref()
@@ -130,19 +177,6 @@ impl Parent {
     pub fn short_name<'a>(&self, full: &'a str) -> &'a str {
         full.rsplit_once("/secrets/").map_or(full, |(_, key)| key)
     }
-}
-
-/// The Secret Manager endpoint for `location`: the environment's override, else Google's.
-pub fn endpoint(location: Option<&str>) -> Result<reqwest::Url> {
-    let configured = std::env::var(ENDPOINT_VARIABLE)
-        .ok()
-        .filter(|value| !value.is_empty());
-    let text = match (configured, location) {
-        (Some(url), _) => url,
-        (None, Some(location)) => format!("https://secretmanager.{location}.rep.googleapis.com"),
-        (None, None) => "https://secretmanager.googleapis.com".to_owned(),
-    };
-    parse_url(&text, ENDPOINT_VARIABLE)
 }
 
 /// An HTTP(S) URL from configuration, with what set it in the error.

@@ -4,7 +4,8 @@
 //!
 //! * The store addresses project `projectID` (else workload identity's `clusterProjectID`), and
 //!   with `location` that region's regional secrets (see `config`).
-//! * Authentication: see `auth` (service-account key from a Secret, or the default chain).
+//! * Authentication: see `auth` (service-account key from a Secret, workload identity, or the
+//!   default chain) and `workload_identity`.
 //!   A ClusterSecretStore whose key reference has no namespace resolves it in the namespace of
 //!   the object using it (referent auth); validating such a store without one is `Unknown`.
 //! * Reads, find: see `read`. Push, delete, exists: see `push`.
@@ -20,6 +21,7 @@ mod config;
 mod error;
 mod push;
 mod read;
+mod workload_identity;
 
 use std::sync::Arc;
 
@@ -37,7 +39,9 @@ use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use crate::store::{StoreId, StoreKind};
 use crate::value::{SecretMap, SecretValue};
 
-pub use self::config::{ENDPOINT_VARIABLE, validate_store};
+pub use self::config::{
+    ENDPOINT_VARIABLE, Endpoints, IAM_CREDENTIALS_VARIABLE, SECURE_TOKEN_VARIABLE, validate_store,
+};
 
 /// The `gcpsm` backend.
 #[derive(Debug, Clone, Copy)]
@@ -57,9 +61,9 @@ impl Provider for Gcpsm {
         spec: &GcpsmProvider,
         context: ClientContext<'_>,
     ) -> Result<SharedClient> {
-        let endpoint = config::endpoint(spec.location.as_deref())?;
+        let endpoints = Endpoints::from_env(spec.location.as_deref())?;
         Ok(Arc::new(
-            GcpsmClient::new(spec, context.credentials, endpoint).await?,
+            GcpsmClient::new(spec, context.credentials, endpoints).await?,
         ))
     }
 }
@@ -73,12 +77,12 @@ pub struct GcpsmClient {
 }
 
 impl GcpsmClient {
-    /// Builds the client against `endpoint` and obtains a first token, so broken credentials
+    /// Builds the client against `endpoints` and obtains a first token, so broken credentials
     /// fail here (as upstream's `NewClient`).
     pub async fn new(
         spec: &GcpsmProvider,
         credentials: CredentialResolver,
-        endpoint: reqwest::Url,
+        endpoints: Endpoints,
     ) -> Result<Self> {
         validate_store(spec, credentials.store())?;
         let parent = Parent::of(spec)?;
@@ -89,8 +93,9 @@ impl GcpsmClient {
             None
         } else {
             let http = api::http_client()?;
-            let tokens = TokenSource::new(spec.auth.as_ref(), &credentials, http.clone()).await?;
-            let api = Api::new(http, endpoint, Arc::new(tokens));
+            let tokens =
+                TokenSource::new(spec, &parent, &credentials, &endpoints, http.clone()).await?;
+            let api = Api::new(http, endpoints.secret_manager, Arc::new(tokens));
             api.check_credentials().await?;
             Some(api)
         };
