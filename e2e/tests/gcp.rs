@@ -174,6 +174,20 @@ async fn external_secrets_sync_from_cloudbox_and_push_secrets_round_trip() -> an
     push_secrets
         .create(&PostParams::default(), &push_secret)
         .await?;
+    let secret_path = format!("/v1/projects/{PROJECT}/secrets/pushed-token");
+    let pushed = eventually(WAIT, "value pushed to cloudbox", || async {
+        let (status, answer) =
+            cloudbox.call("GET", &format!("{secret_path}/versions/latest:access"), "");
+        Ok((status == 200).then_some(answer))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+    let pushed: Value = serde_json::from_str(&pushed)?;
+    let data = pushed["payload"]["data"].as_str().unwrap_or_default();
+    assert_eq!(STANDARD.decode(data)?, b"pushed-value");
+    let (_, metadata) = cloudbox.call("GET", &secret_path, "");
+    let metadata: Value = serde_json::from_str(&metadata)?;
+    assert_eq!(metadata["labels"]["managed-by"], "external-secrets");
     let read_back = external_secret("read-back", "read-back", "pushed-token", None);
     external_secrets
         .create(&PostParams::default(), &serde_json::from_value(read_back)?)
@@ -185,10 +199,6 @@ async fn external_secrets_sync_from_cloudbox_and_push_secrets_round_trip() -> an
     )
     .await
     .map_err(|error| error.context(controller.log()))?;
-    let secret_path = format!("/v1/projects/{PROJECT}/secrets/pushed-token");
-    let (_, pushed) = cloudbox.call("GET", &secret_path, "");
-    let pushed: Value = serde_json::from_str(&pushed)?;
-    assert_eq!(pushed["labels"]["managed-by"], "external-secrets");
 
     push_secrets
         .delete("push", &DeleteParams::default())
