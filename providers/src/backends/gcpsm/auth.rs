@@ -138,7 +138,7 @@ impl TokenSource {
                     .await?;
                 Method::Key(parse_key(value.expose())?)
             }
-            _ => default_chain().await?,
+            _ => default_chain()?,
         };
         Ok(Self {
             method,
@@ -273,13 +273,21 @@ fn parse_key(json: &[u8]) -> Result<ServiceAccountKey> {
 }
 
 /// Google's default credentials as far as this build goes: a key file, else the metadata server.
-async fn default_chain() -> Result<Method> {
+fn default_chain() -> Result<Method> {
     if let Some(path) = std::env::var_os("GOOGLE_APPLICATION_CREDENTIALS") {
-        let json = tokio::fs::read(&path).await.map_err(|error| {
+        // Read once per client; the size is checked before the contents are read.
+        let unreadable = |error: std::io::Error| {
             ProviderError::invalid_config(format!(
                 "unable to get credentials: cannot read GOOGLE_APPLICATION_CREDENTIALS: {error}"
             ))
-        })?;
+        };
+        let size = std::fs::metadata(&path).map_err(unreadable)?.len();
+        if size > MAX_DOCUMENT_BYTES as u64 {
+            return Err(ProviderError::invalid_config(format!(
+                "{BAD_KEY}: key file too large"
+            )));
+        }
+        let json = std::fs::read(&path).map_err(unreadable)?;
         return Ok(Method::Key(parse_key(&json)?));
     }
     let host = std::env::var("GCE_METADATA_HOST")
