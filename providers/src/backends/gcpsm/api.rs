@@ -80,6 +80,26 @@ struct Version {
     name: String,
 }
 
+/// One page of a list answer: its items and the next page's token (empty: the last page).
+trait Page: serde::de::DeserializeOwned {
+    type Item;
+    fn into_parts(self) -> (Vec<Self::Item>, String);
+}
+
+impl Page for SecretPage {
+    type Item = Secret;
+    fn into_parts(self) -> (Vec<Secret>, String) {
+        (self.secrets, self.next_page_token)
+    }
+}
+
+impl Page for VersionPage {
+    type Item = Version;
+    fn into_parts(self) -> (Vec<Version>, String) {
+        (self.versions, self.next_page_token)
+    }
+}
+
 #[derive(Deserialize)]
 struct Access {
     payload: Payload,
@@ -247,9 +267,13 @@ impl Api {
             .await
     }
 
-    /// Every secret under `parent` the API's `filter` selects (`secrets.list`).
-    pub(super) async fn list_secrets(&self, parent: &str, filter: &str) -> Result<Vec<Secret>> {
-        let path = format!("{parent}/secrets");
+    /// Every item of a list call at `path` with `filter`, following page tokens.
+    async fn list_all<P: Page>(
+        &self,
+        path: &str,
+        filter: &str,
+        action: &str,
+    ) -> Result<Vec<P::Item>, Failure> {
         let mut all = Vec::new();
         let mut token = String::new();
         for _ in 0..MAX_PAGES {
@@ -260,19 +284,28 @@ impl Api {
             if !token.is_empty() {
                 query.push(("pageToken", token.as_str()));
             }
-            let page: SecretPage = self
-                .call_json(Method::GET, &path, &query, None, "failed to list secrets")
-                .await
-                .map_err(Failure::into_error)?;
-            all.extend(page.secrets);
-            if page.next_page_token.is_empty() {
+            let page: P = self
+                .call_json(Method::GET, path, &query, None, action)
+                .await?;
+            let (items, next) = page.into_parts();
+            all.extend(items);
+            if next.is_empty() {
                 return Ok(all);
             }
-            token = page.next_page_token;
+            token = next;
         }
-        Err(ProviderError::invalid_data(
-            "failed to list secrets: too many pages",
-        ))
+        Err(Failure::Other {
+            status: String::new(),
+            error: ProviderError::invalid_data(format!("{action}: too many pages")),
+        })
+    }
+
+    /// Every secret under `parent` the API's `filter` selects (`secrets.list`).
+    pub(super) async fn list_secrets(&self, parent: &str, filter: &str) -> Result<Vec<Secret>> {
+        let path = format!("{parent}/secrets");
+        self.list_all::<SecretPage>(&path, filter, "failed to list secrets")
+            .await
+            .map_err(Failure::into_error)
     }
 
     /// The highest-numbered enabled version of `secret` (upstream picks the newest by creation
@@ -282,40 +315,17 @@ impl Api {
         secret: &str,
     ) -> Result<Option<String>, Failure> {
         let path = format!("{secret}/versions");
-        let mut best: Option<(u64, String)> = None;
-        let mut token = String::new();
-        for _ in 0..MAX_PAGES {
-            let mut query = vec![("pageSize", PAGE_SIZE), ("filter", "state:ENABLED")];
-            if !token.is_empty() {
-                query.push(("pageToken", token.as_str()));
-            }
-            let page: VersionPage = self
-                .call_json(
-                    Method::GET,
-                    &path,
-                    &query,
-                    None,
-                    "failed to list secret versions",
-                )
-                .await?;
-            for version in page.versions {
-                let number = version
-                    .name
-                    .rsplit('/')
-                    .next()
-                    .and_then(|n| n.parse::<u64>().ok());
-                if let Some(number) = number
-                    && best.as_ref().is_none_or(|(seen, _)| number > *seen)
-                {
-                    best = Some((number, version.name));
-                }
-            }
-            if page.next_page_token.is_empty() {
-                break;
-            }
-            token = page.next_page_token;
-        }
-        Ok(best.map(|(_, name)| name))
+        let versions = self
+            .list_all::<VersionPage>(&path, "state:ENABLED", "failed to list secret versions")
+            .await?;
+        Ok(versions
+            .into_iter()
+            .filter_map(|version| {
+                let number = version.name.rsplit('/').next()?.parse::<u64>().ok()?;
+                Some((number, version.name))
+            })
+            .max()
+            .map(|(_, name)| name))
     }
 
     /// Creates secret `id` under `parent` (`secrets.create`).
