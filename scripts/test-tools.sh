@@ -19,4 +19,9 @@ fi
 if ! "$venv/bin/pip" show -q helm-sdkpy >/dev/null 2>&1; then
   "$venv/bin/pip" install -q --disable-pip-version-check --ignore-requires-python helm-sdkpy >&2
 fi
+# cloudbox (the GCP Secret Manager emulator) declares Python >= 3.14; the tests run it on older
+# Pythons through their own launcher (providers/tests/support/gcp/cloudbox_launcher.py).
+if ! "$venv/bin/pip" show -q cloudbox >/dev/null 2>&1; then
+  "$venv/bin/pip" install -q --disable-pip-version-check --ignore-requires-python cloudbox==0.2.3 >&2
+fi
 echo "$venv/bin"

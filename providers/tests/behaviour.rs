@@ -38,7 +38,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "kubernetes",
             feature = "vault",
             feature = "aws",
-            feature = "crd"
+            feature = "crd",
+            feature = "gcpsm"
         ))
     );
 }

@@ -59,6 +59,21 @@ impl FakeServer {
         })
     }
 
+    /// Serves `router` over plain HTTP (`ca_pem` empty): for endpoints a client is told about
+    /// without any way to give it a CA, such as a service-account key file's `token_uri`.
+    pub async fn http(router: Router) -> std::io::Result<Self> {
+        let tcp = TcpListener::bind("127.0.0.1:0").await?;
+        let port = tcp.local_addr()?.port();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let router = router.layer(middleware::from_fn_with_state(log.clone(), record));
+        spawn(axum::serve(tcp, router).into_future());
+        Ok(Self {
+            url: format!("http://127.0.0.1:{port}"),
+            ca_pem: String::new(),
+            log,
+        })
+    }
+
     /// Every request received so far, oldest first.
     pub fn requests(&self) -> Vec<Recorded> {
         self.log

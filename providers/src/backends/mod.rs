@@ -9,6 +9,8 @@ pub mod aws;
 pub mod crd;
 #[cfg(feature = "fake")]
 pub mod fake;
+#[cfg(feature = "gcpsm")]
+pub mod gcpsm;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "vault")]

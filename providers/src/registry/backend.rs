@@ -4,7 +4,7 @@
 //! does not compile until it gets a line here. Exactly one provider must be set ("secret stores
 //! must only have exactly one backend specified, found N", upstream's message). A backend whose
 //! cargo feature is off fails with `provider "webhook" is not compiled in`; one this crate does
-//! not implement fails with `provider "gcpsm" is not supported by this build`. Both are
+//! not implement fails with `provider "ovh" is not supported by this build`. Both are
 //! permanent `Unsupported` errors.
 
 use async_trait::async_trait;
@@ -113,6 +113,13 @@ impl<'a> Backend<'a> {
         served!(found, fake, "fake", "fake", crate::backends::fake::Fake);
         served!(
             found,
+            gcpsm,
+            "gcpsm",
+            "gcpsm",
+            crate::backends::gcpsm::Gcpsm
+        );
+        served!(
+            found,
             kubernetes,
             "kubernetes",
             "kubernetes",
@@ -144,7 +151,6 @@ impl<'a> Backend<'a> {
             akeyless => "akeyless",
             bitwardensecretsmanager => "bitwardensecretsmanager",
             ovh => "ovh",
-            gcpsm => "gcpsm",
             oracle => "oracle",
             ibm => "ibm",
             yandexcertificatemanager => "yandexcertificatemanager",

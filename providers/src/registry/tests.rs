@@ -4,11 +4,16 @@ use super::*;
 use crate::credentials::MemorySecretSource;
 use crate::error::ErrorKind;
 use external_secrets_crds::v1::{
-    FakeProvider, FakeProviderData, GcpsmProvider, SecretStoreProvider,
+    FakeProvider, FakeProviderData, GcpsmProvider, OvhProvider, SecretStoreProvider,
 };
 
 fn gcpsm() -> GcpsmProvider {
     serde_json::from_str(r#"{"projectID":"my-project"}"#).unwrap()
+}
+
+/// A provider this crate does not implement.
+fn ovh() -> OvhProvider {
+    serde_json::from_str(r#"{"server":"https://okms.example","okmsid":"id","auth":{}}"#).unwrap()
 }
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -85,27 +90,27 @@ fn exactly_one_provider_must_be_set() {
 
 #[tokio::test]
 async fn unimplemented_providers_are_permanently_unsupported() {
-    let gcpsm = secret_store(SecretStoreProvider {
-        gcpsm: Some(Box::new(gcpsm())),
+    let ovh = secret_store(SecretStoreProvider {
+        ovh: Some(Box::new(ovh())),
         ..SecretStoreProvider::default()
     });
     let error = registry()
-        .new_client(&StoreRef::from(&gcpsm), None)
+        .new_client(&StoreRef::from(&ovh), None)
         .await
         .err()
         .unwrap();
     assert_eq!(
         error.message(),
-        r#"provider "gcpsm" is not supported by this build"#
+        r#"provider "ovh" is not supported by this build"#
     );
     assert_eq!(error.kind(), ErrorKind::Unsupported);
     assert!(!error.is_temporary());
     let error = registry()
-        .validate_store(&StoreRef::from(&gcpsm))
+        .validate_store(&StoreRef::from(&ovh))
         .unwrap_err();
     assert_eq!(error.reason(), "Unsupported");
     assert!(
-        Backend::of(&gcpsm.spec.provider)
+        Backend::of(&ovh.spec.provider)
             .unwrap()
             .capabilities()
             .is_err()

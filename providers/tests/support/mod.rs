@@ -1,6 +1,6 @@
 //! Harnesses for the behaviour suite: one per compiled provider, each serving its client from a
 //! real server (in-process for `fake`, a local HTTP server for `webhook`, a loopback Kubernetes
-//! API server for `kubernetes`, an OpenBao dev server for `vault`, moto's server for `aws`).
+//! API server for `kubernetes`, an OpenBao dev server for `vault`, moto's server for `aws`, cloudbox for `gcpsm`).
 //!
 //! Adding a provider: implement [`Harness`] (build a store whose backend holds the seed data,
 //! say which optional operations the backend offers and, where the provider addresses values
@@ -16,6 +16,8 @@ pub mod bao_process;
 pub mod crd;
 #[cfg(feature = "fake")]
 mod fake;
+#[cfg(feature = "gcpsm")]
+pub mod gcp;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "vault")]
@@ -114,6 +116,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(aws::ParameterStoreHarness));
     #[cfg(feature = "crd")]
     all.push(Box::new(crd::CrdHarness::start().await));
+    #[cfg(feature = "gcpsm")]
+    all.push(Box::new(gcp::GcpsmHarness));
     all
 }
 

@@ -1,0 +1,218 @@
+//! The gcpsm provider end to end: the controller binary, run as a local process against the
+//! cluster and pointed at cloudbox's Secret Manager emulator on 127.0.0.1 (through the
+//! project's launcher) with `GCP_SECRETMANAGER_ENDPOINT`, authenticates with a service-account
+//! key read from a Secret (its tokens from the Google token endpoint contract fake), syncs an
+//! ExternalSecret from a seeded secret, follows a new version, and pushes a PushSecret's value
+//! (created with the ownership label) that a second ExternalSecret reads back; deleting the
+//! PushSecret deletes the pushed secret.
+//!
+//! Cluster-agnostic: only the controller talks to cloudbox and the fake, and it runs here.
+
+// Shared with the provider tests.
+#[path = "../../providers/tests/support/gcp/cloudbox_process.rs"]
+mod cloudbox_process;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use cloudbox_process::CloudboxProcess;
+use contract_fakes::google::TokenEndpoint;
+use e2e::harness::{
+    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
+    unique_name,
+};
+use external_secrets_crds::v1::{ExternalSecret, SecretStore};
+use external_secrets_crds::v1alpha1::PushSecret;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DeleteParams, PostParams};
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// The provider tests' key file (its `token_uri` is a placeholder).
+const KEY_FILE: &str = include_str!("../../providers/tests/data/gcp-service-account.json");
+const ACCOUNT: &str = "eso-test@eso-test.iam.gserviceaccount.com";
+const PROJECT: &str = "eso-e2e";
+
+/// Calls the emulator under the project; panics unless it answers 2xx.
+fn call(cloudbox: &CloudboxProcess, method: &str, path: &str, body: Value) -> Value {
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    let path = format!("/v1/projects/{PROJECT}/{path}");
+    let (status, answer) = cloudbox.call(method, &path, &body);
+    assert!(
+        (200..300).contains(&status),
+        "cloudbox {method} {path}: {status} {answer}"
+    );
+    serde_json::from_str(&answer).unwrap_or_default()
+}
+
+fn add_version(cloudbox: &CloudboxProcess, name: &str, value: &str) {
+    let body = json!({"payload": {"data": STANDARD.encode(value)}});
+    call(
+        cloudbox,
+        "POST",
+        &format!("secrets/{name}:addVersion"),
+        body,
+    );
+}
+
+/// An ExternalSecret reading `key` (property `property`, if any) into `target`.
+fn external_secret(name: &str, target: &str, key: &str, property: Option<&str>) -> Value {
+    let mut remote_ref = json!({"key": key});
+    if let Some(property) = property {
+        remote_ref["property"] = json!(property);
+    }
+    json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": name},
+        "spec": {
+            "refreshInterval": "1s",
+            "secretStoreRef": {"name": "gcp", "kind": "SecretStore"},
+            "target": {"name": target},
+            "data": [{"secretKey": "value", "remoteRef": remote_ref}],
+        },
+    })
+}
+
+#[tokio::test]
+async fn external_secrets_sync_from_cloudbox_and_push_secrets_round_trip() -> anyhow::Result<()> {
+    let cloudbox = CloudboxProcess::start();
+    let key: Value = serde_json::from_str(KEY_FILE)?;
+    let pem = key["private_key"].as_str().unwrap_or_default();
+    let tokens = TokenEndpoint::start(ACCOUNT, pem).await?;
+    let labels = json!({"replication": {"automatic": {}}});
+    call(&cloudbox, "POST", "secrets?secretId=db", labels);
+    add_version(&cloudbox, "db", r#"{"user":"admin","password":"first"}"#);
+
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "gcp").await?;
+    let class = unique_name("e2e-gcp");
+    let endpoint = [("GCP_SECRETMANAGER_ENDPOINT", cloudbox.url.as_str())];
+    let controller = ControllerProcess::start_with_env(&cluster, &class, &[], &endpoint).await?;
+
+    let key_secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "gcp-key"},
+        "stringData": {"key.json": KEY_FILE.replace("TOKEN_URI", &tokens.token_uri())},
+    }))?;
+    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    secrets.create(&PostParams::default(), &key_secret).await?;
+    let store: SecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": "gcp"},
+        "spec": {"controller": class, "provider": {"gcpsm": {
+            "projectID": PROJECT,
+            "auth": {"secretRef": {"secretAccessKeySecretRef": {"name": "gcp-key", "key": "key.json"}}},
+        }}},
+    }))?;
+    Api::<SecretStore>::namespaced(cluster.client.clone(), &namespace.name)
+        .create(&PostParams::default(), &store)
+        .await?;
+
+    let external_secrets: Api<ExternalSecret> =
+        Api::namespaced(cluster.client.clone(), &namespace.name);
+    let db = external_secret("db", "db-credentials", "db", Some("password"));
+    external_secrets
+        .create(&PostParams::default(), &serde_json::from_value(db)?)
+        .await?;
+    let holds = |target: &'static str, expected: &'static str| {
+        let secrets = secrets.clone();
+        move || {
+            let secrets = secrets.clone();
+            async move {
+                let Some(secret) = secrets.get_opt(target).await? else {
+                    return Ok(None);
+                };
+                let wanted = BTreeMap::from([("value".to_owned(), expected.to_owned())]);
+                Ok((string_data(&secret) == wanted).then_some(()))
+            }
+        }
+    };
+    eventually(
+        WAIT,
+        "target Secret synced from cloudbox",
+        holds("db-credentials", "first"),
+    )
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+    add_version(&cloudbox, "db", r#"{"user":"admin","password":"second"}"#);
+    eventually(
+        WAIT,
+        "target Secret follows the new version",
+        holds("db-credentials", "second"),
+    )
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+
+    // A PushSecret creates a secret labelled as ours; an ExternalSecret reads it back.
+    let source: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "source"},
+        "stringData": {"token": "pushed-value"},
+    }))?;
+    secrets.create(&PostParams::default(), &source).await?;
+    let push_secret: PushSecret = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1alpha1",
+        "kind": "PushSecret",
+        "metadata": {"name": "push"},
+        "spec": {
+            "refreshInterval": "1h",
+            "deletionPolicy": "Delete",
+            "secretStoreRefs": [{"name": "gcp", "kind": "SecretStore"}],
+            "selector": {"secret": {"name": "source"}},
+            "data": [{"match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed-token"}}}],
+        },
+    }))?;
+    let push_secrets: Api<PushSecret> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    push_secrets
+        .create(&PostParams::default(), &push_secret)
+        .await?;
+    let secret_path = format!("/v1/projects/{PROJECT}/secrets/pushed-token");
+    let pushed = eventually(WAIT, "value pushed to cloudbox", || async {
+        let (status, answer) =
+            cloudbox.call("GET", &format!("{secret_path}/versions/latest:access"), "");
+        Ok((status == 200).then_some(answer))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+    let pushed: Value = serde_json::from_str(&pushed)?;
+    let data = pushed["payload"]["data"].as_str().unwrap_or_default();
+    assert_eq!(STANDARD.decode(data)?, b"pushed-value");
+    let (_, metadata) = cloudbox.call("GET", &secret_path, "");
+    let metadata: Value = serde_json::from_str(&metadata)?;
+    assert_eq!(metadata["labels"]["managed-by"], "external-secrets");
+    let read_back = external_secret("read-back", "read-back", "pushed-token", None);
+    external_secrets
+        .create(&PostParams::default(), &serde_json::from_value(read_back)?)
+        .await?;
+    eventually(
+        WAIT,
+        "pushed value read back",
+        holds("read-back", "pushed-value"),
+    )
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+
+    push_secrets
+        .delete("push", &DeleteParams::default())
+        .await?;
+    eventually(WAIT, "pushed secret deleted from cloudbox", || async {
+        Ok((cloudbox.call("GET", &secret_path, "").0 == 404).then_some(()))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+    assert!(
+        tokens.issued() >= 1,
+        "the controller authenticated at the token endpoint"
+    );
+
+    controller.stop().await?;
+    namespace.delete().await
+}
