@@ -8,3 +8,5 @@
 //! requests received). The provider tests and the e2e tests share these fakes.
 
 pub mod server;
+pub mod azure_identity;
+pub mod azure_keyvault;
