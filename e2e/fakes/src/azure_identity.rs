@@ -196,11 +196,17 @@ async fn client_credentials(
         (Some(secret), None) => check_secret(&credential, secret),
         (None, Some(JWT_BEARER)) => match field("client_assertion") {
             Some(assertion) => check_assertion(&credential, assertion, client_id, &endpoint),
-            None => Err("AADSTS900144: The request body must contain the following parameter: 'client_assertion'."),
+            None => Err(
+                "AADSTS900144: The request body must contain the following parameter: 'client_assertion'.",
+            ),
         },
         (None, Some(_)) => Err("AADSTS700025: Client assertion type is not supported."),
-        (None, None) => Err("AADSTS7000218: The request body must contain the following parameter: 'client_assertion' or 'client_secret'."),
-        (Some(_), Some(_)) => Err("AADSTS90014: Only one of client_secret or client_assertion may be sent."),
+        (None, None) => Err(
+            "AADSTS7000218: The request body must contain the following parameter: 'client_assertion' or 'client_secret'.",
+        ),
+        (Some(_), Some(_)) => {
+            Err("AADSTS90014: Only one of client_secret or client_assertion may be sent.")
+        }
     };
     if let Err(description) = proof {
         return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", description);
@@ -242,18 +248,27 @@ fn check_assertion(
         return Err("AADSTS700024: Client assertion is not within its valid time range.");
     }
     match credential {
-        AppCredential::Secret(_) => Err("AADSTS700027: Client assertion contains an invalid signature."),
+        AppCredential::Secret(_) => {
+            Err("AADSTS700027: Client assertion contains an invalid signature.")
+        }
         AppCredential::Federated { subject } => {
             let audiences = match &claims["aud"] {
                 Value::String(one) => vec![one.clone()],
-                Value::Array(many) => many.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+                Value::Array(many) => many
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
                 _ => Vec::new(),
             };
             if !audiences.iter().any(|aud| aud == TOKEN_EXCHANGE_AUDIENCE) {
-                return Err("AADSTS700212: No matching federated identity record found for presented assertion audience.");
+                return Err(
+                    "AADSTS700212: No matching federated identity record found for presented assertion audience.",
+                );
             }
             if claims["sub"].as_str() != Some(subject) {
-                return Err("AADSTS70021: No matching federated identity record found for presented assertion.");
+                return Err(
+                    "AADSTS70021: No matching federated identity record found for presented assertion.",
+                );
             }
             Ok(())
         }
@@ -262,7 +277,9 @@ fn check_assertion(
             if header["alg"].as_str() != Some("RS256")
                 || header["x5t"].as_str() != Some(&URL_SAFE_NO_PAD.encode(thumbprint.as_ref()))
             {
-                return Err("AADSTS700027: Client assertion contains an invalid signature. [Reason - The key was not found.]");
+                return Err(
+                    "AADSTS700027: Client assertion contains an invalid signature. [Reason - The key was not found.]",
+                );
             }
             let signed = format!("{head}.{body}");
             let signature = URL_SAFE_NO_PAD.decode(signature).map_err(|_| MALFORMED)?;
@@ -280,7 +297,9 @@ fn check_assertion(
             if claims_ok {
                 Ok(())
             } else {
-                Err("AADSTS50027: JWT token is invalid or malformed. The aud, iss, sub, jti or nbf claim is wrong.")
+                Err(
+                    "AADSTS50027: JWT token is invalid or malformed. The aud, iss, sub, jti or nbf claim is wrong.",
+                )
             }
         }
     }
@@ -297,11 +316,7 @@ fn token_answer(directory: &SharedDirectory, resource: &str, imds: bool) -> Resp
     (StatusCode::OK, axum::Json(body)).into_response()
 }
 
-async fn imds(
-    State((directory, _)): State<TokenState>,
-    headers: HeaderMap,
-    uri: Uri,
-) -> Response {
+async fn imds(State((directory, _)): State<TokenState>, headers: HeaderMap, uri: Uri) -> Response {
     if header(&headers, "metadata") != Some("true") {
         return oauth_error(
             StatusCode::BAD_REQUEST,

@@ -137,29 +137,59 @@ impl KeyVaultFake {
     }
 
     fn lock(&self) -> MutexGuard<'_, Vault> {
-        self.vault.lock().unwrap_or_else(|poison| poison.into_inner())
+        self.vault
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 
     /// Adds a secret version (test setup, no auth).
     pub fn put_secret(&self, name: &str, value: &str, tags: &[(&str, &str)], enabled: bool) {
-        let tags = tags.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let tags = tags
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         let origin = self.server.url.clone();
-        self.lock().add(&origin, Kind::Secret, name, json!(value), None, tags, enabled, None);
+        self.lock().add(
+            &origin,
+            Kind::Secret,
+            name,
+            json!(value),
+            None,
+            tags,
+            enabled,
+            None,
+        );
     }
 
     /// Adds a key version holding the public `jwk` (test setup).
     pub fn put_key(&self, name: &str, jwk: Value, tags: &[(&str, &str)]) {
-        let tags = tags.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let tags = tags
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         let origin = self.server.url.clone();
-        self.lock().add(&origin, Kind::Key, name, jwk, None, tags, true, None);
+        self.lock()
+            .add(&origin, Kind::Key, name, jwk, None, tags, true, None);
     }
 
     /// Adds a certificate version from its DER (test setup).
     pub fn put_certificate(&self, name: &str, der: &[u8], tags: &[(&str, &str)]) {
-        let tags = tags.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let tags = tags
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         let body = json!(base64::engine::general_purpose::STANDARD.encode(der));
         let origin = self.server.url.clone();
-        self.lock().add(&origin, Kind::Certificate, name, body, None, tags, true, None);
+        self.lock().add(
+            &origin,
+            Kind::Certificate,
+            name,
+            body,
+            None,
+            tags,
+            true,
+            None,
+        );
     }
 
     /// The newest version of a live object as its REST bundle, if any.
@@ -280,7 +310,12 @@ fn not_found(kind: Kind, name: &str) -> Response {
         "A {} with (name/id) {name} was not found in this key vault.",
         kind.noun().to_lowercase()
     );
-    kv_error(StatusCode::NOT_FOUND, &format!("{}NotFound", kind.noun()), &message, None)
+    kv_error(
+        StatusCode::NOT_FOUND,
+        &format!("{}NotFound", kind.noun()),
+        &message,
+        None,
+    )
 }
 
 fn valid_name(name: &str) -> bool {
@@ -288,7 +323,11 @@ fn valid_name(name: &str) -> bool {
 }
 
 async fn data_plane(State(shared): State<Shared>, request: Request) -> Response {
-    let origin = shared.origin.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let origin = shared
+        .origin
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
     let query: HashMap<String, String> =
         form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
             .into_owned()
@@ -320,10 +359,20 @@ async fn data_plane(State(shared): State<Shared>, request: Request) -> Response 
     match shared.directory.resource_of(&token) {
         Some(resource) if resource.trim_end_matches('/') == shared.audience => {}
         Some(_) => {
-            return kv_error(StatusCode::UNAUTHORIZED, "Unauthorized", "AKV10022: Invalid audience.", None);
+            return kv_error(
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized",
+                "AKV10022: Invalid audience.",
+                None,
+            );
         }
         None => {
-            return kv_error(StatusCode::UNAUTHORIZED, "Unauthorized", "AKV10032: Invalid issuer.", None);
+            return kv_error(
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized",
+                "AKV10032: Invalid issuer.",
+                None,
+            );
         }
     }
     let method = request.method().clone();
@@ -334,7 +383,9 @@ async fn data_plane(State(shared): State<Shared>, request: Request) -> Response 
         .split('/')
         .map(str::to_owned)
         .collect();
-    let body = axum::body::to_bytes(request.into_body(), 1 << 20).await.unwrap_or_default();
+    let body = axum::body::to_bytes(request.into_body(), 1 << 20)
+        .await
+        .unwrap_or_default();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let mut vault = shared.vault.lock().unwrap_or_else(|p| p.into_inner());
     route(&mut vault, &origin, &method, &path, &query, body)
@@ -385,7 +436,12 @@ fn route(
 }
 
 fn unknown_route() -> Response {
-    kv_error(StatusCode::BAD_REQUEST, "BadParameter", "The request URI is not valid.", None)
+    kv_error(
+        StatusCode::BAD_REQUEST,
+        "BadParameter",
+        "The request URI is not valid.",
+        None,
+    )
 }
 
 fn get(vault: &Vault, kind: Kind, name: &str, version: Option<&str>) -> Response {
@@ -393,7 +449,9 @@ fn get(vault: &Vault, kind: Kind, name: &str, version: Option<&str>) -> Response
         return not_found(kind, name);
     };
     let found = match version.filter(|v| !v.is_empty()) {
-        Some(wanted) => versions.iter().find(|v| v.id.ends_with(&format!("/{wanted}"))),
+        Some(wanted) => versions
+            .iter()
+            .find(|v| v.id.ends_with(&format!("/{wanted}"))),
         None => versions.last(),
     };
     let Some(found) = found else {
@@ -415,17 +473,28 @@ fn list(vault: &Vault, origin: &str, kind: Kind, query: &HashMap<String, String>
         None => 25,
         Some(Ok(size)) if (1..=25).contains(&size) => size,
         Some(_) => {
-            return kv_error(StatusCode::BAD_REQUEST, "BadParameter", "maxresults must be between 1 and 25.", None);
+            return kv_error(
+                StatusCode::BAD_REQUEST,
+                "BadParameter",
+                "maxresults must be between 1 and 25.",
+                None,
+            );
         }
     };
     let skip: usize = match query.get("$skiptoken").map(|v| v.parse()) {
         None => 0,
         Some(Ok(skip)) => skip,
         Some(Err(_)) => {
-            return kv_error(StatusCode::BAD_REQUEST, "BadParameter", "The skip token is not valid.", None);
+            return kv_error(
+                StatusCode::BAD_REQUEST,
+                "BadParameter",
+                "The skip token is not valid.",
+                None,
+            );
         }
     };
-    let mut names: Vec<&(Kind, String)> = vault.objects.keys().filter(|(k, _)| *k == kind).collect();
+    let mut names: Vec<&(Kind, String)> =
+        vault.objects.keys().filter(|(k, _)| *k == kind).collect();
     names.sort_by(|a, b| a.1.cmp(&b.1));
     let page: Vec<Value> = names
         .iter()
@@ -440,7 +509,11 @@ fn list(vault: &Vault, origin: &str, kind: Kind, query: &HashMap<String, String>
             skip + page_size
         )
     });
-    (StatusCode::OK, axum::Json(json!({"value": page, "nextLink": next}))).into_response()
+    (
+        StatusCode::OK,
+        axum::Json(json!({"value": page, "nextLink": next})),
+    )
+        .into_response()
 }
 
 fn string_tags(body: &Value) -> Result<BTreeMap<String, String>, Response> {
@@ -450,11 +523,30 @@ fn string_tags(body: &Value) -> Result<BTreeMap<String, String>, Response> {
             .iter()
             .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
             .collect::<Option<_>>()
-            .ok_or_else(|| kv_error(StatusCode::BAD_REQUEST, "BadParameter", "Tag values must be strings.", None))?,
-        Some(_) => return Err(kv_error(StatusCode::BAD_REQUEST, "BadParameter", "tags must be an object.", None)),
+            .ok_or_else(|| {
+                kv_error(
+                    StatusCode::BAD_REQUEST,
+                    "BadParameter",
+                    "Tag values must be strings.",
+                    None,
+                )
+            })?,
+        Some(_) => {
+            return Err(kv_error(
+                StatusCode::BAD_REQUEST,
+                "BadParameter",
+                "tags must be an object.",
+                None,
+            ));
+        }
     };
     if tags.len() > 15 {
-        return Err(kv_error(StatusCode::BAD_REQUEST, "BadParameter", "The number of tags exceeds 15.", None));
+        return Err(kv_error(
+            StatusCode::BAD_REQUEST,
+            "BadParameter",
+            "The number of tags exceeds 15.",
+            None,
+        ));
     }
     Ok(tags)
 }
@@ -462,7 +554,12 @@ fn string_tags(body: &Value) -> Result<BTreeMap<String, String>, Response> {
 fn write_guard(vault: &Vault, kind: Kind, name: &str) -> Option<Response> {
     if !valid_name(name) {
         let message = format!("The request URI contains an invalid name: {name}");
-        return Some(kv_error(StatusCode::BAD_REQUEST, "BadParameter", &message, None));
+        return Some(kv_error(
+            StatusCode::BAD_REQUEST,
+            "BadParameter",
+            &message,
+            None,
+        ));
     }
     vault.deleted.contains_key(&(kind, name.to_owned())).then(|| {
         let message = format!(
@@ -479,17 +576,37 @@ fn set_secret(vault: &mut Vault, origin: &str, name: &str, body: Value) -> Respo
         return refused;
     }
     let Some(value) = body.get("value").and_then(Value::as_str) else {
-        return kv_error(StatusCode::BAD_REQUEST, "BadParameter", "Property value is required.", None);
+        return kv_error(
+            StatusCode::BAD_REQUEST,
+            "BadParameter",
+            "Property value is required.",
+            None,
+        );
     };
     let tags = match string_tags(&body) {
         Ok(tags) => tags,
         Err(refused) => return refused,
     };
     let attributes = body.get("attributes").cloned().unwrap_or_default();
-    let enabled = attributes.get("enabled").and_then(Value::as_bool).unwrap_or(true);
+    let enabled = attributes
+        .get("enabled")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
     let expires = attributes.get("exp").and_then(Value::as_i64);
-    let content_type = body.get("contentType").and_then(Value::as_str).map(str::to_owned);
-    let version = vault.add(origin, Kind::Secret, name, json!(value), content_type, tags, enabled, expires);
+    let content_type = body
+        .get("contentType")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let version = vault.add(
+        origin,
+        Kind::Secret,
+        name,
+        json!(value),
+        content_type,
+        tags,
+        enabled,
+        expires,
+    );
     (StatusCode::OK, axum::Json(bundle(Kind::Secret, &version))).into_response()
 }
 
@@ -501,7 +618,12 @@ fn import_key(vault: &mut Vault, origin: &str, name: &str, body: Value) -> Respo
         return refused;
     }
     let Some(Value::Object(key)) = body.get("key") else {
-        return kv_error(StatusCode::BAD_REQUEST, "BadParameter", "Property key is required.", None);
+        return kv_error(
+            StatusCode::BAD_REQUEST,
+            "BadParameter",
+            "Property key is required.",
+            None,
+        );
     };
     let kty = key.get("kty").and_then(Value::as_str).unwrap_or_default();
     let complete = match kty {
@@ -510,7 +632,12 @@ fn import_key(vault: &mut Vault, origin: &str, name: &str, body: Value) -> Respo
         _ => false,
     };
     if !complete {
-        return kv_error(StatusCode::BAD_REQUEST, "BadParameter", "The key is not a valid private JSON Web Key.", None);
+        return kv_error(
+            StatusCode::BAD_REQUEST,
+            "BadParameter",
+            "The key is not a valid private JSON Web Key.",
+            None,
+        );
     }
     let tags = match string_tags(&body) {
         Ok(tags) => tags,
@@ -521,7 +648,16 @@ fn import_key(vault: &mut Vault, origin: &str, name: &str, body: Value) -> Respo
         .filter(|(member, _)| !PRIVATE_MEMBERS.contains(&member.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let version = vault.add(origin, Kind::Key, name, Value::Object(public), None, tags, true, None);
+    let version = vault.add(
+        origin,
+        Kind::Key,
+        name,
+        Value::Object(public),
+        None,
+        tags,
+        true,
+        None,
+    );
     (StatusCode::OK, axum::Json(bundle(Kind::Key, &version))).into_response()
 }
 
@@ -541,7 +677,12 @@ fn recover(vault: &mut Vault, name: &str) -> Response {
         let message = format!("Deleted Secret not found: {name}");
         return kv_error(StatusCode::NOT_FOUND, "SecretNotFound", &message, None);
     };
-    let out = versions.last().map(|v| bundle(Kind::Secret, v)).unwrap_or_default();
-    vault.objects.insert((Kind::Secret, name.to_owned()), versions);
+    let out = versions
+        .last()
+        .map(|v| bundle(Kind::Secret, v))
+        .unwrap_or_default();
+    vault
+        .objects
+        .insert((Kind::Secret, name.to_owned()), versions);
     (StatusCode::OK, axum::Json(out)).into_response()
 }

@@ -5,6 +5,8 @@
 
 #[cfg(feature = "aws")]
 pub mod aws;
+#[cfg(feature = "azurekv")]
+pub mod azurekv;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "kubernetes")]

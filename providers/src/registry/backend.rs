@@ -109,6 +109,13 @@ impl<'a> Backend<'a> {
         } = provider;
         let mut found: Vec<Backend<'a>> = Vec::new();
         served!(found, aws, "aws", "aws", crate::backends::aws::Aws);
+        served!(
+            found,
+            azurekv,
+            "azurekv",
+            "azurekv",
+            crate::backends::azurekv::AzureKv
+        );
         served!(found, fake, "fake", "fake", crate::backends::fake::Fake);
         served!(
             found,
@@ -139,7 +146,6 @@ impl<'a> Backend<'a> {
             crate::backends::webhook::Webhook
         );
         not_supported!(found,
-            azurekv => "azurekv",
             akeyless => "akeyless",
             bitwardensecretsmanager => "bitwardensecretsmanager",
             ovh => "ovh",

@@ -10,6 +10,8 @@
 
 #[cfg(feature = "aws")]
 pub mod aws;
+#[cfg(feature = "azurekv")]
+pub mod azurekv;
 #[cfg(feature = "vault")]
 pub mod bao_process;
 #[cfg(feature = "fake")]
@@ -87,6 +89,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(aws::SecretsManagerHarness));
     #[cfg(feature = "aws")]
     all.push(Box::new(aws::ParameterStoreHarness));
+    #[cfg(feature = "azurekv")]
+    all.push(Box::new(azurekv::AzureKvHarness));
     all
 }
 
