@@ -516,37 +516,18 @@ fn list(vault: &Vault, origin: &str, kind: Kind, query: &HashMap<String, String>
         .into_response()
 }
 
-fn string_tags(body: &Value) -> Result<BTreeMap<String, String>, Response> {
+fn string_tags(body: &Value) -> Result<BTreeMap<String, String>, &'static str> {
     let tags: BTreeMap<String, String> = match body.get("tags") {
         None | Some(Value::Null) => BTreeMap::new(),
         Some(Value::Object(map)) => map
             .iter()
             .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
             .collect::<Option<_>>()
-            .ok_or_else(|| {
-                kv_error(
-                    StatusCode::BAD_REQUEST,
-                    "BadParameter",
-                    "Tag values must be strings.",
-                    None,
-                )
-            })?,
-        Some(_) => {
-            return Err(kv_error(
-                StatusCode::BAD_REQUEST,
-                "BadParameter",
-                "tags must be an object.",
-                None,
-            ));
-        }
+            .ok_or("Tag values must be strings.")?,
+        Some(_) => return Err("tags must be an object."),
     };
     if tags.len() > 15 {
-        return Err(kv_error(
-            StatusCode::BAD_REQUEST,
-            "BadParameter",
-            "The number of tags exceeds 15.",
-            None,
-        ));
+        return Err("The number of tags exceeds 15.");
     }
     Ok(tags)
 }
@@ -585,7 +566,9 @@ fn set_secret(vault: &mut Vault, origin: &str, name: &str, body: Value) -> Respo
     };
     let tags = match string_tags(&body) {
         Ok(tags) => tags,
-        Err(refused) => return refused,
+        Err(message) => {
+            return kv_error(StatusCode::BAD_REQUEST, "BadParameter", message, None);
+        }
     };
     let attributes = body.get("attributes").cloned().unwrap_or_default();
     let enabled = attributes
@@ -641,7 +624,9 @@ fn import_key(vault: &mut Vault, origin: &str, name: &str, body: Value) -> Respo
     }
     let tags = match string_tags(&body) {
         Ok(tags) => tags,
-        Err(refused) => return refused,
+        Err(message) => {
+            return kv_error(StatusCode::BAD_REQUEST, "BadParameter", message, None);
+        }
     };
     let public: Map<String, Value> = key
         .iter()
