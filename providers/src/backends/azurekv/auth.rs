@@ -281,8 +281,8 @@ fn percent(text: &str) -> String {
 
 async fn federated_token(source: &Federated) -> Result<String> {
     match source {
-        Federated::File(path) => tokio::fs::read_to_string(path)
-            .await
+        // A projected token of a few KiB on a local volume: read directly.
+        Federated::File(path) => std::fs::read_to_string(path)
             .map(|token| token.trim().to_owned())
             .map_err(|error| {
                 ProviderError::invalid_config(format!(
