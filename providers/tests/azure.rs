@@ -584,4 +584,50 @@ mod azurekv {
                 .unwrap()
         );
     }
+
+    #[tokio::test]
+    async fn pushed_pem_keys_are_imported_as_jwks() {
+        let fake = start_fake().await;
+        let client = secret_client(&fake).await;
+        let key_pem = &CERT_BUNDLE[CERT_BUNDLE.find("-----BEGIN PRIVATE KEY").unwrap()..];
+        client
+            .push_secret(&push("key/imported", key_pem, None))
+            .await
+            .unwrap();
+        let bundle = fake.bundle(Kind::Key, "imported").unwrap();
+        assert_eq!(bundle["key"]["kty"], "RSA");
+        assert_eq!(bundle["key"]["e"], "AQAB");
+        assert!(bundle["key"].get("d").is_none());
+        assert_eq!(bundle["tags"], json!({"managed-by": "external-secrets"}));
+        let first_id = bundle["key"]["kid"].clone();
+        client
+            .push_secret(&push("key/imported", key_pem, None))
+            .await
+            .unwrap();
+        let again = fake.bundle(Kind::Key, "imported").unwrap();
+        assert_eq!(
+            again["key"]["kid"], first_id,
+            "an unchanged key is not imported again"
+        );
+
+        fake.put_key(
+            "foreign",
+            json!({"kty": "RSA", "n": "eA", "e": "AQAB"}),
+            &[],
+        );
+        let refused = client
+            .push_secret(&push("key/foreign", key_pem, None))
+            .await
+            .unwrap_err();
+        assert!(
+            refused
+                .message()
+                .contains("not managed by external-secrets")
+        );
+        client
+            .delete_secret(&PushRemoteRef::new("key/imported"))
+            .await
+            .unwrap();
+        assert!(fake.is_deleted(Kind::Key, "imported"));
+    }
 }

@@ -11,6 +11,7 @@ pub mod auth;
 pub mod config;
 mod error;
 mod http;
+mod keys;
 mod object;
 mod push;
 mod read;

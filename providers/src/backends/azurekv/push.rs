@@ -114,9 +114,10 @@ pub(super) async fn push_secret(vault: &Vault, request: &PushRequest) -> Result<
             })?;
             set_secret(vault, name, &text, &spec, tags).await
         }
-        Kind::Key | Kind::Certificate => Err(crate::client::not_implemented(
+        Kind::Key => import_key(vault, name, value.expose(), tags).await,
+        Kind::Certificate => Err(crate::client::not_implemented(
             "azurekv",
-            "PushSecret of keys and certificates",
+            "PushSecret of certificates",
         )),
     }
 }
@@ -166,6 +167,34 @@ async fn set_secret(
         }
         Err(refused) => Err(refused.error),
     }
+}
+
+/// Imports a key (upstream's `setKeyVaultKey`): skipped when the vault holds the same public
+/// key.
+async fn import_key(
+    vault: &Vault,
+    name: &str,
+    value: &[u8],
+    tags: BTreeMap<String, String>,
+) -> Result<()> {
+    let jwk = super::keys::private_jwk(name, value)?;
+    let current = existing_managed(vault, Kind::Key, name).await?;
+    if let Some(old) = current.and_then(|current| current.key)
+        && super::keys::same_public_key(&jwk, &old)
+    {
+        return Ok(());
+    }
+    let body = json!({"key": jwk, "attributes": {}, "tags": tags});
+    let action = format!("could not import key {name}");
+    vault
+        .send(
+            &action,
+            Method::PUT,
+            vault.url(&["keys", name]),
+            Some(&body),
+        )
+        .await
+        .map(drop)
 }
 
 /// Recovers a soft-deleted secret and waits until it reads again (recovery is asynchronous).
