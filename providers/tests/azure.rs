@@ -630,4 +630,36 @@ mod azurekv {
             .unwrap();
         assert!(fake.is_deleted(Kind::Key, "imported"));
     }
+
+    #[tokio::test]
+    async fn pushed_pem_certificates_are_imported() {
+        let fake = start_fake().await;
+        let client = secret_client(&fake).await;
+        client
+            .push_secret(&push("cert/tls", CERT_BUNDLE, None))
+            .await
+            .unwrap();
+        let der = CertificateDer::from_pem_slice(CERT_BUNDLE.as_bytes()).unwrap();
+        let read = client
+            .get_secret(&RemoteRef::new("cert/tls"))
+            .await
+            .unwrap();
+        assert_eq!(read.expose(), der.as_ref());
+        let bundle = fake.bundle(Kind::Certificate, "tls").unwrap();
+        assert_eq!(bundle["tags"], json!({"managed-by": "external-secrets"}));
+        client
+            .push_secret(&push("cert/tls", CERT_BUNDLE, None))
+            .await
+            .unwrap();
+        assert_eq!(
+            fake.bundle(Kind::Certificate, "tls").unwrap()["id"],
+            bundle["id"]
+        );
+        let no_key = &CERT_BUNDLE[..CERT_BUNDLE.find("-----BEGIN PRIVATE KEY").unwrap()];
+        let refused = client
+            .push_secret(&push("cert/other", no_key, None))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::InvalidRequest, "{refused}");
+    }
 }

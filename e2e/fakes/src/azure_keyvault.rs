@@ -426,6 +426,9 @@ fn route(
         },
         (&Method::PUT, ["secrets", name]) => set_secret(vault, origin, name, body),
         (&Method::PUT, ["keys", name]) => import_key(vault, origin, name, body),
+        (&Method::POST, ["certificates", name, "import"]) => {
+            import_certificate(vault, origin, name, body)
+        }
         (&Method::DELETE, [collection, name]) => match kind_of(collection) {
             Some(kind) => delete(vault, kind, name),
             None => unknown_route(),
@@ -644,6 +647,78 @@ fn import_key(vault: &mut Vault, origin: &str, name: &str, body: Value) -> Respo
         None,
     );
     (StatusCode::OK, axum::Json(bundle(Kind::Key, &version))).into_response()
+}
+
+/// Import Certificate: a PEM bundle (policy content type `application/x-pem-file`) must hold
+/// the certificate and its private key. PKCS#12 (`application/x-pkcs12`, the default) is refused
+/// by this fake, which cannot read it.
+fn import_certificate(vault: &mut Vault, origin: &str, name: &str, body: Value) -> Response {
+    if let Some(refused) = write_guard(vault, Kind::Certificate, name) {
+        return refused;
+    }
+    let content_type = body
+        .pointer("/policy/secret_props/contentType")
+        .and_then(Value::as_str)
+        .unwrap_or("application/x-pkcs12");
+    let Some(value) = body.get("value").and_then(Value::as_str) else {
+        return kv_error(
+            StatusCode::BAD_REQUEST,
+            "BadParameter",
+            "Property value is required.",
+            None,
+        );
+    };
+    if content_type != "application/x-pem-file" {
+        return kv_error(
+            StatusCode::BAD_REQUEST,
+            "BadParameter",
+            "This fake imports PEM certificates only.",
+            None,
+        );
+    }
+    let block = |label: &str| -> Option<String> {
+        let begin = format!("-----BEGIN {label}-----");
+        let start = value.find(&begin)? + begin.len();
+        let end = value[start..].find("-----END")? + start;
+        Some(
+            value[start..end]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect(),
+        )
+    };
+    let has_key = ["PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY"]
+        .iter()
+        .any(|label| block(label).is_some());
+    let Some(certificate) = block("CERTIFICATE").filter(|_| has_key) else {
+        return kv_error(
+            StatusCode::BAD_REQUEST,
+            "BadParameter",
+            "The specified PEM X.509 certificate content is in an unexpected format. Please check if certificate is in valid PEM format.",
+            None,
+        );
+    };
+    let tags = match string_tags(&body) {
+        Ok(tags) => tags,
+        Err(message) => {
+            return kv_error(StatusCode::BAD_REQUEST, "BadParameter", message, None);
+        }
+    };
+    let version = vault.add(
+        origin,
+        Kind::Certificate,
+        name,
+        json!(certificate),
+        None,
+        tags,
+        true,
+        None,
+    );
+    (
+        StatusCode::OK,
+        axum::Json(bundle(Kind::Certificate, &version)),
+    )
+        .into_response()
 }
 
 fn delete(vault: &mut Vault, kind: Kind, name: &str) -> Response {

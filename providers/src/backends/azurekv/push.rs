@@ -115,10 +115,7 @@ pub(super) async fn push_secret(vault: &Vault, request: &PushRequest) -> Result<
             set_secret(vault, name, &text, &spec, tags).await
         }
         Kind::Key => import_key(vault, name, value.expose(), tags).await,
-        Kind::Certificate => Err(crate::client::not_implemented(
-            "azurekv",
-            "PushSecret of certificates",
-        )),
+        Kind::Certificate => import_certificate(vault, name, value.expose(), tags).await,
     }
 }
 
@@ -193,6 +190,44 @@ async fn import_key(
             vault.url(&["keys", name]),
             Some(&body),
         )
+        .await
+        .map(drop)
+}
+
+/// Imports a certificate (upstream's `setKeyVaultCertificate`): a PEM bundle (certificate and
+/// key) as `application/x-pem-file`, anything else as base64 PKCS#12; skipped when the vault
+/// holds the same certificate (compared for PEM, whose certificate can be read here).
+async fn import_certificate(
+    vault: &Vault,
+    name: &str,
+    value: &[u8],
+    tags: BTreeMap<String, String>,
+) -> Result<()> {
+    use base64::Engine as _;
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject as _;
+    let current = existing_managed(vault, Kind::Certificate, name).await?;
+    let pem_certificate = CertificateDer::pem_slice_iter(value)
+        .next()
+        .and_then(|c| c.ok());
+    let body = match (&pem_certificate, std::str::from_utf8(value)) {
+        (Some(certificate), Ok(text)) => {
+            let stored = current
+                .and_then(|current| current.cer)
+                .and_then(|cer| base64::engine::general_purpose::STANDARD.decode(cer).ok());
+            if stored.as_deref() == Some(certificate.as_ref()) {
+                return Ok(());
+            }
+            json!({"value": text, "tags": tags,
+                "policy": {"secret_props": {"contentType": "application/x-pem-file"}}})
+        }
+        _ => json!({"value": base64::engine::general_purpose::STANDARD.encode(value), "tags": tags,
+            "policy": {"secret_props": {"contentType": "application/x-pkcs12"}}}),
+    };
+    let action = format!("could not import certificate {name}");
+    let url = vault.url(&["certificates", name, "import"]);
+    vault
+        .send(&action, Method::POST, url, Some(&body))
         .await
         .map(drop)
 }
