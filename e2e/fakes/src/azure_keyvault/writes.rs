@@ -9,6 +9,11 @@ use serde_json::{Map, Value, json};
 
 use super::{Kind, Vault, bundle, kv_error, not_found, now, valid_name};
 
+/// A `400 BadParameter` answer.
+fn bad(message: &str) -> Response {
+    kv_error(StatusCode::BAD_REQUEST, "BadParameter", message, None)
+}
+
 fn string_tags(body: &Value) -> Result<BTreeMap<String, String>, &'static str> {
     let tags: BTreeMap<String, String> = match body.get("tags") {
         None | Some(Value::Null) => BTreeMap::new(),
@@ -28,12 +33,7 @@ fn string_tags(body: &Value) -> Result<BTreeMap<String, String>, &'static str> {
 fn write_guard(vault: &Vault, kind: Kind, name: &str) -> Option<Response> {
     if !valid_name(name) {
         let message = format!("The request URI contains an invalid name: {name}");
-        return Some(kv_error(
-            StatusCode::BAD_REQUEST,
-            "BadParameter",
-            &message,
-            None,
-        ));
+        return Some(bad(&message));
     }
     vault.deleted.contains_key(&(kind, name.to_owned())).then(|| {
         let message = format!(
@@ -50,18 +50,11 @@ pub(super) fn set_secret(vault: &mut Vault, origin: &str, name: &str, body: Valu
         return refused;
     }
     let Some(value) = body.get("value").and_then(Value::as_str) else {
-        return kv_error(
-            StatusCode::BAD_REQUEST,
-            "BadParameter",
-            "Property value is required.",
-            None,
-        );
+        return bad("Property value is required.");
     };
     let tags = match string_tags(&body) {
         Ok(tags) => tags,
-        Err(message) => {
-            return kv_error(StatusCode::BAD_REQUEST, "BadParameter", message, None);
-        }
+        Err(message) => return bad(message),
     };
     let attributes = body.get("attributes").cloned().unwrap_or_default();
     let enabled = attributes
@@ -94,12 +87,7 @@ pub(super) fn import_key(vault: &mut Vault, origin: &str, name: &str, body: Valu
         return refused;
     }
     let Some(Value::Object(key)) = body.get("key") else {
-        return kv_error(
-            StatusCode::BAD_REQUEST,
-            "BadParameter",
-            "Property key is required.",
-            None,
-        );
+        return bad("Property key is required.");
     };
     let kty = key.get("kty").and_then(Value::as_str).unwrap_or_default();
     let complete = match kty {
@@ -108,18 +96,11 @@ pub(super) fn import_key(vault: &mut Vault, origin: &str, name: &str, body: Valu
         _ => false,
     };
     if !complete {
-        return kv_error(
-            StatusCode::BAD_REQUEST,
-            "BadParameter",
-            "The key is not a valid private JSON Web Key.",
-            None,
-        );
+        return bad("The key is not a valid private JSON Web Key.");
     }
     let tags = match string_tags(&body) {
         Ok(tags) => tags,
-        Err(message) => {
-            return kv_error(StatusCode::BAD_REQUEST, "BadParameter", message, None);
-        }
+        Err(message) => return bad(message),
     };
     let public: Map<String, Value> = key
         .iter()
@@ -156,20 +137,10 @@ pub(super) fn import_certificate(
         .and_then(Value::as_str)
         .unwrap_or("application/x-pkcs12");
     let Some(value) = body.get("value").and_then(Value::as_str) else {
-        return kv_error(
-            StatusCode::BAD_REQUEST,
-            "BadParameter",
-            "Property value is required.",
-            None,
-        );
+        return bad("Property value is required.");
     };
     if content_type != "application/x-pem-file" {
-        return kv_error(
-            StatusCode::BAD_REQUEST,
-            "BadParameter",
-            "This fake imports PEM certificates only.",
-            None,
-        );
+        return bad("This fake imports PEM certificates only.");
     }
     let block = |label: &str| -> Option<String> {
         let begin = format!("-----BEGIN {label}-----");
@@ -186,18 +157,13 @@ pub(super) fn import_certificate(
         .iter()
         .any(|label| block(label).is_some());
     let Some(certificate) = block("CERTIFICATE").filter(|_| has_key) else {
-        return kv_error(
-            StatusCode::BAD_REQUEST,
-            "BadParameter",
+        return bad(
             "The specified PEM X.509 certificate content is in an unexpected format. Please check if certificate is in valid PEM format.",
-            None,
         );
     };
     let tags = match string_tags(&body) {
         Ok(tags) => tags,
-        Err(message) => {
-            return kv_error(StatusCode::BAD_REQUEST, "BadParameter", message, None);
-        }
+        Err(message) => return bad(message),
     };
     let version = vault.add(
         origin,
