@@ -31,7 +31,12 @@ pub mod request;
 pub mod resilient;
 pub mod retry;
 pub mod store;
-#[cfg(any(feature = "vault", feature = "webhook", feature = "gcpsm"))]
+#[cfg(any(
+    feature = "vault",
+    feature = "webhook",
+    feature = "gcpsm",
+    feature = "azurekv"
+))]
 mod transport;
 pub mod value;
 

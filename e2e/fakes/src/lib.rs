@@ -8,4 +8,6 @@
 //! requests received). The provider tests and the e2e tests share these fakes.
 
 pub mod google;
+pub mod azure_identity;
+pub mod azure_keyvault;
 pub mod server;

@@ -7,6 +7,8 @@
 pub mod aws;
 #[cfg(feature = "crd")]
 pub mod crd;
+#[cfg(feature = "azurekv")]
+pub mod azurekv;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "gcpsm")]

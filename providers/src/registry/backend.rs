@@ -110,6 +110,13 @@ impl<'a> Backend<'a> {
         let mut found: Vec<Backend<'a>> = Vec::new();
         served!(found, aws, "aws", "aws", crate::backends::aws::Aws);
         served!(found, crd, "crd", "crd", crate::backends::crd::Crd);
+        served!(
+            found,
+            azurekv,
+            "azurekv",
+            "azurekv",
+            crate::backends::azurekv::AzureKv
+        );
         served!(found, fake, "fake", "fake", crate::backends::fake::Fake);
         served!(
             found,
@@ -147,7 +154,6 @@ impl<'a> Backend<'a> {
             crate::backends::webhook::Webhook
         );
         not_supported!(found,
-            azurekv => "azurekv",
             akeyless => "akeyless",
             bitwardensecretsmanager => "bitwardensecretsmanager",
             ovh => "ovh",

@@ -10,6 +10,8 @@
 
 #[cfg(feature = "aws")]
 pub mod aws;
+#[cfg(feature = "azurekv")]
+pub mod azurekv;
 #[cfg(feature = "vault")]
 pub mod bao_process;
 #[cfg(feature = "crd")]
@@ -118,6 +120,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(crd::CrdHarness::start().await));
     #[cfg(feature = "gcpsm")]
     all.push(Box::new(gcp::GcpsmHarness));
+    #[cfg(feature = "azurekv")]
+    all.push(Box::new(azurekv::AzureKvHarness));
     all
 }
 

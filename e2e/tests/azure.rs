@@ -1,0 +1,169 @@
+//! The azurekv provider end to end: the controller binary, run as a local process against the
+//! cluster, syncs an ExternalSecret from the Key Vault contract fake on 127.0.0.1 (service
+//! principal with a client secret from a Secret, Entra ID at the fake through
+//! `customCloudConfig`), follows a new version of the value, and pushes a PushSecret's value
+//! there (tagged `managed-by`) and soft-deletes it again with the PushSecret.
+//!
+//! The controller trusts the fake's CA through `SSL_CERT_FILE` (the store has no CA field) and
+//! checks the vault's challenge as in production: the fake names `https://127.0.0.1` as its
+//! audience, which covers the vault's host. Cluster-agnostic: only the controller talks to the
+//! fake, and it runs on this machine.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use contract_fakes::azure_identity::AppCredential;
+use contract_fakes::azure_keyvault::{KeyVaultFake, Kind};
+use e2e::harness::{
+    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
+    unique_name,
+};
+use external_secrets_crds::v1::{ExternalSecret, SecretStore};
+use external_secrets_crds::v1alpha1::PushSecret;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DeleteParams, PostParams};
+use serde_json::json;
+
+const WAIT: Duration = Duration::from_secs(60);
+const TENANT: &str = "e2e-tenant";
+
+#[tokio::test]
+async fn external_secrets_sync_from_key_vault_and_push_secrets_write_to_it() -> anyhow::Result<()> {
+    let fake = KeyVaultFake::start(TENANT, Some("https://127.0.0.1")).await?;
+    fake.directory.register_app(
+        TENANT,
+        "e2e-app",
+        AppCredential::Secret("e2e-secret".to_owned()),
+    );
+    fake.put_secret("db-password", "first", &[], true);
+    fake.put_secret(
+        "app-config",
+        r#"{"host":"db.local","port":5432}"#,
+        &[],
+        true,
+    );
+    let ca_file = std::env::temp_dir().join(format!("{}.pem", unique_name("azure-fake-ca")));
+    std::fs::write(&ca_file, &fake.server.ca_pem)?;
+
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "azurekv").await?;
+    let class = unique_name("e2e-azurekv");
+    let ca_path = ca_file.to_string_lossy().into_owned();
+    let controller =
+        ControllerProcess::start_with_env(&cluster, &class, &[], &[("SSL_CERT_FILE", &ca_path)])
+            .await?;
+
+    let credentials: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "azure-sp"},
+        "stringData": {"client-id": "e2e-app", "client-secret": "e2e-secret"},
+    }))?;
+    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    secrets.create(&PostParams::default(), &credentials).await?;
+    let store: SecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": "azure"},
+        "spec": {"controller": class, "provider": {"azurekv": {
+            "vaultUrl": fake.server.url,
+            "tenantId": TENANT,
+            "useAzureSDK": true,
+            "customCloudConfig": {"activeDirectoryEndpoint": fake.server.url},
+            "authSecretRef": {
+                "clientId": {"name": "azure-sp", "key": "client-id"},
+                "clientSecret": {"name": "azure-sp", "key": "client-secret"},
+            },
+        }}},
+    }))?;
+    Api::<SecretStore>::namespaced(cluster.client.clone(), &namespace.name)
+        .create(&PostParams::default(), &store)
+        .await?;
+
+    let external_secret: ExternalSecret = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": "db"},
+        "spec": {
+            "refreshInterval": "1s",
+            "secretStoreRef": {"name": "azure", "kind": "SecretStore"},
+            "target": {"name": "db-credentials"},
+            "data": [{"secretKey": "password", "remoteRef": {"key": "secret/db-password"}}],
+            "dataFrom": [{"extract": {"key": "app-config"}}],
+        },
+    }))?;
+    Api::<ExternalSecret>::namespaced(cluster.client.clone(), &namespace.name)
+        .create(&PostParams::default(), &external_secret)
+        .await?;
+    let synced = |password: &'static str| {
+        let secrets = secrets.clone();
+        move || {
+            let secrets = secrets.clone();
+            async move {
+                let Some(secret) = secrets.get_opt("db-credentials").await? else {
+                    return Ok(None);
+                };
+                let expected: BTreeMap<String, String> = [
+                    ("password", password),
+                    ("host", "db.local"),
+                    ("port", "5432"),
+                ]
+                .into_iter()
+                .map(|(key, value)| (key.to_owned(), value.to_owned()))
+                .collect();
+                Ok((string_data(&secret) == expected).then_some(()))
+            }
+        }
+    };
+    eventually(WAIT, "target Secret synced from Key Vault", synced("first"))
+        .await
+        .map_err(|error| error.context(controller.log()))?;
+    fake.put_secret("db-password", "second", &[], true);
+    eventually(
+        WAIT,
+        "target Secret follows the new version",
+        synced("second"),
+    )
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+
+    let source: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "source"},
+        "stringData": {"token": "pushed-value"},
+    }))?;
+    secrets.create(&PostParams::default(), &source).await?;
+    let push_secret: PushSecret = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1alpha1",
+        "kind": "PushSecret",
+        "metadata": {"name": "push"},
+        "spec": {
+            "refreshInterval": "1h",
+            "deletionPolicy": "Delete",
+            "secretStoreRefs": [{"name": "azure", "kind": "SecretStore"}],
+            "selector": {"secret": {"name": "source"}},
+            "data": [{"match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed-token"}}}],
+        },
+    }))?;
+    let push_secrets: Api<PushSecret> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    push_secrets
+        .create(&PostParams::default(), &push_secret)
+        .await?;
+    let pushed = eventually(WAIT, "value pushed to Key Vault", || async {
+        Ok(fake.bundle(Kind::Secret, "pushed-token"))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+    assert_eq!(pushed["value"], "pushed-value");
+    assert_eq!(pushed["tags"], json!({"managed-by": "external-secrets"}));
+    push_secrets
+        .delete("push", &DeleteParams::default())
+        .await?;
+    eventually(WAIT, "pushed secret soft-deleted in Key Vault", || async {
+        Ok(fake.is_deleted(Kind::Secret, "pushed-token").then_some(()))
+    })
+    .await
+    .map_err(|error| error.context(controller.log()))?;
+
+    controller.stop().await?;
+    std::fs::remove_file(&ca_file)?;
+    namespace.delete().await
+}
