@@ -39,7 +39,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "vault",
             feature = "aws",
             feature = "crd",
-            feature = "gcpsm"
+            feature = "gcpsm",
+            feature = "azurekv"
         ))
     );
 }
