@@ -9,6 +9,8 @@ pub mod aws;
 pub mod fake;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
+#[cfg(feature = "onepassword")]
+pub mod onepassword;
 #[cfg(feature = "vault")]
 pub mod openbao;
 #[cfg(feature = "vault")]

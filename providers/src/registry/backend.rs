@@ -119,6 +119,13 @@ impl<'a> Backend<'a> {
         );
         served!(
             found,
+            onepassword,
+            "onepassword",
+            "onepassword",
+            crate::backends::onepassword::OnePassword
+        );
+        served!(
+            found,
             open_bao,
             "openBao",
             "vault",
@@ -150,7 +157,6 @@ impl<'a> Backend<'a> {
             yandexlockbox => "yandexlockbox",
             github => "github",
             gitlab => "gitlab",
-            onepassword => "onepassword",
             onepassword_sdk => "onepasswordSDK",
             crd => "crd",
             senhasegura => "senhasegura",
