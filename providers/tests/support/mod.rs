@@ -16,6 +16,8 @@ pub mod bao_process;
 mod fake;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
+#[cfg(feature = "onepassword")]
+pub mod onepassword;
 #[cfg(feature = "vault")]
 pub mod vault;
 #[cfg(feature = "webhook")]
@@ -87,6 +89,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(aws::SecretsManagerHarness));
     #[cfg(feature = "aws")]
     all.push(Box::new(aws::ParameterStoreHarness));
+    #[cfg(feature = "onepassword")]
+    all.push(Box::new(onepassword::OnePasswordHarness));
     all
 }
 

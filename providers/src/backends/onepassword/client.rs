@@ -10,9 +10,8 @@ use serde::Deserialize;
 use super::connect::Connect;
 use super::error;
 use super::model::{Field, Item, ItemVault};
-use crate::client::{Capabilities, SecretsClient, ValidationResult, not_implemented};
+use crate::client::{Capabilities, SecretsClient, ValidationResult};
 use crate::error::{ProviderError, Result};
-use crate::provider::Provider as _;
 use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use crate::value::{SecretMap, SecretValue};
 
@@ -133,6 +132,16 @@ fn field_value(item: &Item, label: &str) -> Result<SecretValue> {
     Ok(SecretValue::new(field.value.clone()))
 }
 
+/// The label of the field a push location names (default `password`).
+fn push_label(remote_ref: &PushRemoteRef) -> &str {
+    remote_ref
+        .property
+        .as_deref()
+        .filter(|label| !label.is_empty())
+        .unwrap_or(PASSWORD)
+}
+
+/// Upstream refuses versioned refs (1Password Connect serves the current item only).
 fn refuse_version(remote_ref: &RemoteRef) -> Result<()> {
     match remote_ref.version {
         Some(_) => Err(ProviderError::invalid_request(
@@ -261,12 +270,7 @@ impl SecretsClient for OnePasswordClient {
         })?;
         let metadata = push_metadata(request.metadata.as_ref())?;
         let title = &request.remote_ref.remote_key;
-        let label = request
-            .remote_ref
-            .property
-            .as_deref()
-            .filter(|label| !label.is_empty())
-            .unwrap_or(PASSWORD);
+        let label = push_label(&request.remote_ref);
         let mut item = match self.find_item(title).await {
             Ok(item) => item,
             Err(missing) if missing.is_not_found() => {
@@ -325,11 +329,7 @@ impl SecretsClient for OnePasswordClient {
             Err(missing) if missing.is_not_found() => return Ok(()),
             Err(failure) => return Err(failure),
         };
-        let label = remote_ref
-            .property
-            .as_deref()
-            .filter(|label| !label.is_empty())
-            .unwrap_or(PASSWORD);
+        let label = push_label(remote_ref);
         let count = item.count_label(label);
         if count > 1 {
             return Err(error::field_count(label, &item.title, count)
@@ -342,8 +342,13 @@ impl SecretsClient for OnePasswordClient {
         self.connect.update(&item).await.map(|_| ())
     }
 
-    async fn secret_exists(&self, _remote_ref: &PushRemoteRef) -> Result<bool> {
-        Err(not_implemented(super::OnePassword::NAME, "SecretExists"))
+    async fn secret_exists(&self, remote_ref: &PushRemoteRef) -> Result<bool> {
+        let item = match self.find_item(&remote_ref.remote_key).await {
+            Ok(item) => item,
+            Err(missing) if missing.is_not_found() => return Ok(false),
+            Err(failure) => return Err(failure),
+        };
+        Ok(item.count_label(push_label(remote_ref)) > 0)
     }
 
     async fn validate(&self) -> Result<ValidationResult> {

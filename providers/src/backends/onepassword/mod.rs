@@ -18,9 +18,10 @@
 //!   `remoteKey`, creating a `SERVER` item with a concealed field in the first vault (or the
 //!   metadata's `vault`, which must be one of the store's) when none exists; the metadata's
 //!   `tags` replace the item's tags. Delete removes that field, and the item when nothing is left.
-//! * `secret_exists` is not implemented, as upstream; `validate` fetches every vault.
+//! * `validate` fetches every vault.
 //!
-//! Differences from upstream: a push does not poll afterwards for the item to appear (Connect
+//! Differences from upstream: `secret_exists` says whether the push location's field exists
+//! (upstream answers "not implemented", which fails `updatePolicy: IfNotExists`); a push does not poll afterwards for the item to appear (Connect
 //! answers after the write); deleting without a property removes the `password` field (the
 //! one a push without a property wrote) where upstream looks for an empty label; a key shaped
 //! like an RFC 4122 UUID is looked up by title like any other key, as the Connect SDK ends up
