@@ -163,28 +163,36 @@ fn error(status: StatusCode, message: &str) -> Response {
         .into_response()
 }
 
+/// Connect's error answer, boxed for `Result`s.
+fn refuse(status: StatusCode, message: &str) -> Box<Response> {
+    Box::new(error(status, message))
+}
+
 /// The store, if the bearer token is the fake's.
-fn authorized<'a>(data: &'a Shared, headers: &HeaderMap) -> Result<MutexGuard<'a, Data>, Response> {
+fn authorized<'a>(
+    data: &'a Shared,
+    headers: &HeaderMap,
+) -> Result<MutexGuard<'a, Data>, Box<Response>> {
     let data = lock(data);
     match bearer(headers) {
         Some(token) if token == data.token => Ok(data),
-        Some(_) => Err(error(StatusCode::UNAUTHORIZED, "Invalid token signature")),
-        None => Err(error(StatusCode::UNAUTHORIZED, "Invalid bearer token")),
+        Some(_) => Err(refuse(StatusCode::UNAUTHORIZED, "Invalid token signature")),
+        None => Err(refuse(StatusCode::UNAUTHORIZED, "Invalid bearer token")),
     }
 }
 
 /// The value of a `filter=<attribute> eq "<value>"` query; `Err` for any other filter.
-fn filter(query: Option<&str>, attribute: &str) -> Result<Option<String>, Response> {
+fn filter(query: Option<&str>, attribute: &str) -> Result<Option<String>, Box<Response>> {
     let Some(query) = query else { return Ok(None) };
     let mut wanted = None;
     for (key, value) in url_pairs(query) {
         if key != "filter" {
-            return Err(error(StatusCode::BAD_REQUEST, "Invalid query parameter"));
+            return Err(refuse(StatusCode::BAD_REQUEST, "Invalid query parameter"));
         }
         let quoted = value
             .strip_prefix(&format!("{attribute} eq \""))
             .and_then(|rest| rest.strip_suffix('"'))
-            .ok_or_else(|| error(StatusCode::BAD_REQUEST, "Invalid filter"))?;
+            .ok_or_else(|| refuse(StatusCode::BAD_REQUEST, "Invalid filter"))?;
         wanted = Some(quoted.replace("\\\"", "\"").replace("\\\\", "\\"));
     }
     Ok(wanted)
@@ -237,11 +245,11 @@ async fn list_vaults(
 ) -> Response {
     let data = match authorized(&data, &headers) {
         Ok(data) => data,
-        Err(denied) => return denied,
+        Err(denied) => return *denied,
     };
     let wanted = match filter(query.as_deref(), "name") {
         Ok(wanted) => wanted,
-        Err(bad) => return bad,
+        Err(bad) => return *bad,
     };
     let vaults: Vec<Value> = data
         .vaults
@@ -259,7 +267,7 @@ async fn get_vault(
 ) -> Response {
     let data = match authorized(&data, &headers) {
         Ok(data) => data,
-        Err(denied) => return denied,
+        Err(denied) => return *denied,
     };
     match data.vaults.iter().find(|(id, _)| *id == vault) {
         Some((id, name)) => axum::Json(vault_json(id, name)).into_response(),
@@ -268,11 +276,11 @@ async fn get_vault(
 }
 
 /// The vault exists (404 otherwise).
-fn known_vault(data: &Data, vault: &str) -> Result<(), Response> {
+fn known_vault(data: &Data, vault: &str) -> Result<(), Box<Response>> {
     if data.vaults.iter().any(|(id, _)| id == vault) {
         Ok(())
     } else {
-        Err(error(StatusCode::NOT_FOUND, "vault not found"))
+        Err(refuse(StatusCode::NOT_FOUND, "vault not found"))
     }
 }
 
@@ -295,14 +303,14 @@ async fn list_items(
 ) -> Response {
     let data = match authorized(&data, &headers) {
         Ok(data) => data,
-        Err(denied) => return denied,
+        Err(denied) => return *denied,
     };
     if let Err(missing) = known_vault(&data, &vault) {
-        return missing;
+        return *missing;
     }
     let wanted = match filter(query.as_deref(), "title") {
         Ok(wanted) => wanted,
-        Err(bad) => return bad,
+        Err(bad) => return *bad,
     };
     let items: Vec<Value> = data
         .items
@@ -319,17 +327,17 @@ async fn list_items(
 }
 
 /// Checks an item body for create or replace; gives fields without ids their ids.
-fn checked_item(data: &mut Data, vault: &str, body: &[u8]) -> Result<Value, Response> {
+fn checked_item(data: &mut Data, vault: &str, body: &[u8]) -> Result<Value, Box<Response>> {
     let mut item: Value = serde_json::from_slice(body)
-        .map_err(|_| error(StatusCode::BAD_REQUEST, "Invalid request body"))?;
+        .map_err(|_| refuse(StatusCode::BAD_REQUEST, "Invalid request body"))?;
     if item["vault"]["id"] != vault {
-        return Err(error(
+        return Err(refuse(
             StatusCode::BAD_REQUEST,
             "Invalid item: vault ID in body does not match path",
         ));
     }
     if !item["category"].is_string() {
-        return Err(error(
+        return Err(refuse(
             StatusCode::BAD_REQUEST,
             "Invalid item: category is required",
         ));
@@ -337,7 +345,7 @@ fn checked_item(data: &mut Data, vault: &str, body: &[u8]) -> Result<Value, Resp
     if let Some(fields) = item.get_mut("fields").and_then(Value::as_array_mut) {
         for field in fields {
             if !field["type"].is_string() && !field["type"].is_null() {
-                return Err(error(StatusCode::BAD_REQUEST, "Invalid item field type"));
+                return Err(refuse(StatusCode::BAD_REQUEST, "Invalid item field type"));
             }
             if field.get("id").is_none_or(|id| !id.is_string()) {
                 data.next_id += 1;
@@ -356,14 +364,14 @@ async fn create_item(
 ) -> Response {
     let mut data = match authorized(&data, &headers) {
         Ok(data) => data,
-        Err(denied) => return denied,
+        Err(denied) => return *denied,
     };
     if let Err(missing) = known_vault(&data, &vault) {
-        return missing;
+        return *missing;
     }
     let mut item = match checked_item(&mut data, &vault, &body) {
         Ok(item) => item,
-        Err(bad) => return bad,
+        Err(bad) => return *bad,
     };
     if item
         .get("id")
@@ -376,12 +384,12 @@ async fn create_item(
     axum::Json(item).into_response()
 }
 
-fn item_index(data: &Data, vault: &str, item: &str) -> Result<usize, Response> {
+fn item_index(data: &Data, vault: &str, item: &str) -> Result<usize, Box<Response>> {
     known_vault(data, vault)?;
     data.items
         .iter()
         .position(|candidate| candidate["id"] == item && candidate["vault"]["id"] == vault)
-        .ok_or_else(|| error(StatusCode::NOT_FOUND, "item not found"))
+        .ok_or_else(|| refuse(StatusCode::NOT_FOUND, "item not found"))
 }
 
 async fn get_item(
@@ -391,11 +399,11 @@ async fn get_item(
 ) -> Response {
     let data = match authorized(&data, &headers) {
         Ok(data) => data,
-        Err(denied) => return denied,
+        Err(denied) => return *denied,
     };
     match item_index(&data, &vault, &item) {
         Ok(index) => axum::Json(data.items[index].clone()).into_response(),
-        Err(missing) => missing,
+        Err(missing) => *missing,
     }
 }
 
@@ -407,15 +415,15 @@ async fn replace_item(
 ) -> Response {
     let mut data = match authorized(&data, &headers) {
         Ok(data) => data,
-        Err(denied) => return denied,
+        Err(denied) => return *denied,
     };
     let index = match item_index(&data, &vault, &item) {
         Ok(index) => index,
-        Err(missing) => return missing,
+        Err(missing) => return *missing,
     };
     let replacement = match checked_item(&mut data, &vault, &body) {
         Ok(replacement) => replacement,
-        Err(bad) => return bad,
+        Err(bad) => return *bad,
     };
     if replacement["id"] != item.as_str() {
         return error(
@@ -434,14 +442,14 @@ async fn delete_item(
 ) -> Response {
     let mut data = match authorized(&data, &headers) {
         Ok(data) => data,
-        Err(denied) => return denied,
+        Err(denied) => return *denied,
     };
     match item_index(&data, &vault, &item) {
         Ok(index) => {
             data.items.remove(index);
             StatusCode::NO_CONTENT.into_response()
         }
-        Err(missing) => missing,
+        Err(missing) => *missing,
     }
 }
 
@@ -452,11 +460,11 @@ async fn file_content(
 ) -> Response {
     let data = match authorized(&data, &headers) {
         Ok(data) => data,
-        Err(denied) => return denied,
+        Err(denied) => return *denied,
     };
     let index = match item_index(&data, &vault, &item) {
         Ok(index) => index,
-        Err(missing) => return missing,
+        Err(missing) => return *missing,
     };
     let attached = data.items[index]["files"].as_array().is_some_and(|files| {
         files
