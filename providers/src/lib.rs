@@ -31,7 +31,7 @@ pub mod request;
 pub mod resilient;
 pub mod retry;
 pub mod store;
-#[cfg(any(feature = "vault", feature = "webhook"))]
+#[cfg(any(feature = "vault", feature = "webhook", feature = "onepassword"))]
 mod transport;
 pub mod value;
 

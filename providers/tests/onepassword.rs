@@ -2,6 +2,8 @@
 //! vault priority, fields and files, DOCUMENT items, find by path and tags, push metadata
 //! (vault, tags), delete of the last field, and error kinds.
 
+#![cfg(feature = "onepassword")]
+
 mod support;
 
 use external_secrets_providers::error::ErrorKind;

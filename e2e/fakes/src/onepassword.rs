@@ -138,6 +138,29 @@ impl OnePasswordFake {
         id
     }
 
+    /// Sets the value of the field labelled `label` of item `item` in vault `vault` (by name),
+    /// as a change made in 1Password would; whether such a field was found.
+    pub fn set_field(&self, vault: &str, item: &str, label: &str, value: &str) -> bool {
+        let vault_id = self.vault_id(vault).unwrap_or_default();
+        let mut data = lock(&self.data);
+        let field = data
+            .items
+            .iter_mut()
+            .filter(|candidate| {
+                candidate["id"] == item && candidate["vault"]["id"] == vault_id.as_str()
+            })
+            .filter_map(|candidate| candidate["fields"].as_array_mut())
+            .flatten()
+            .find(|field| field["label"] == label);
+        match field {
+            Some(field) => {
+                field["value"] = json!(value);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Every full item of vault `vault` (by name), as the fake holds them.
     pub fn items(&self, vault: &str) -> Vec<Value> {
         let vault_id = self.vault_id(vault).unwrap_or_default();
