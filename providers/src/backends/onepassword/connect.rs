@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use super::error;
 use super::model::{File, Item, Vault};
 use crate::error::{ProviderError, Result};
-use crate::transport::transport_error;
+use crate::transport::{read_body, transport_error};
 use crate::value::SecretValue;
 
 /// The `User-Agent` upstream sends.
@@ -227,24 +227,12 @@ impl Connect {
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(json);
         }
-        let mut response = request
+        let response = request
             .send()
             .await
             .map_err(|failure| transport_error(action, failure))?;
         let status = response.status();
-        let mut bytes = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|failure| transport_error(action, failure))?
-        {
-            if bytes.len() + chunk.len() > MAX_BODY_BYTES {
-                return Err(ProviderError::invalid_data(format!(
-                    "{action}: response exceeds {MAX_BODY_BYTES} bytes"
-                )));
-            }
-            bytes.extend_from_slice(&chunk);
-        }
+        let bytes = read_body(response, MAX_BODY_BYTES, action).await?;
         Ok((status, bytes))
     }
 }
