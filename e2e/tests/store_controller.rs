@@ -92,16 +92,16 @@ async fn secret_store_conditions_events_and_revalidation() -> anyhow::Result<()>
 
     // A provider this build does not implement: a permanent, named error.
     create(store(
-        "gcpsm",
+        "volcengine",
         &class,
-        json!({"gcpsm": {"projectID": "my-project"}}),
+        json!({"volcengine": {"region": "cn-beijing"}}),
     ))
     .await?;
-    let (_, ready) = wait_ready(&api, "gcpsm", "False", &controller).await?;
+    let (_, ready) = wait_ready(&api, "volcengine", "False", &controller).await?;
     assert_eq!(ready[1], "InvalidProviderConfig");
     assert!(
         ready[2].starts_with("unable to create client: ")
-            && ready[2].contains("\"gcpsm\" is not supported by this build"),
+            && ready[2].contains("\"volcengine\" is not supported by this build"),
         "message: {}",
         ready[2]
     );
@@ -144,7 +144,7 @@ async fn secret_store_conditions_events_and_revalidation() -> anyhow::Result<()>
         found.sort();
         found.dedup();
         let wanted = [
-            ("gcpsm", "InvalidProviderConfig", "Warning"),
+            ("volcengine", "InvalidProviderConfig", "Warning"),
             ("failing", "InvalidProviderConfig", "Warning"),
             ("failing", "Valid", "Normal"),
             ("good", "Valid", "Normal"),

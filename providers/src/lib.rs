@@ -35,7 +35,8 @@ pub mod store;
     feature = "vault",
     feature = "webhook",
     feature = "gcpsm",
-    feature = "azurekv"
+    feature = "azurekv",
+    feature = "onepassword"
 ))]
 mod transport;
 pub mod value;

@@ -26,6 +26,30 @@ pub(crate) fn transport_error(action: &str, error: reqwest::Error) -> ProviderEr
     ProviderError::unavailable(format!("{action}: {error}{causes}"))
 }
 
+/// Reads a response's body, refusing one longer than `max` bytes (a hostile or broken server
+/// cannot make us allocate without bound). Failures are described as `action`'s.
+#[cfg(feature = "onepassword")]
+pub(crate) async fn read_body(
+    mut response: reqwest::Response,
+    max: usize,
+    action: &str,
+) -> Result<Vec<u8>, ProviderError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|error| transport_error(action, error))?
+    {
+        if body.len() + chunk.len() > max {
+            return Err(ProviderError::invalid_data(format!(
+                "{action}: response body exceeds {max} bytes"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
 /// The rustls error behind a transport error, looking inside the `io::Error`s that wrap it
 /// (their `source()` skips the wrapped error).
 fn rustls_cause(error: &reqwest::Error) -> Option<&rustls::Error> {

@@ -40,7 +40,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "aws",
             feature = "crd",
             feature = "gcpsm",
-            feature = "azurekv"
+            feature = "azurekv",
+            feature = "onepassword"
         ))
     );
 }

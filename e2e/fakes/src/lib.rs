@@ -10,4 +10,5 @@
 pub mod google;
 pub mod azure_identity;
 pub mod azure_keyvault;
+pub mod onepassword;
 pub mod server;

@@ -15,6 +15,8 @@ pub mod fake;
 pub mod gcpsm;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
+#[cfg(feature = "onepassword")]
+pub mod onepassword;
 #[cfg(feature = "vault")]
 pub mod openbao;
 #[cfg(feature = "vault")]

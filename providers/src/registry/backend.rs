@@ -134,6 +134,13 @@ impl<'a> Backend<'a> {
         );
         served!(
             found,
+            onepassword,
+            "onepassword",
+            "onepassword",
+            crate::backends::onepassword::OnePassword
+        );
+        served!(
+            found,
             open_bao,
             "openBao",
             "vault",
@@ -163,7 +170,6 @@ impl<'a> Backend<'a> {
             yandexlockbox => "yandexlockbox",
             github => "github",
             gitlab => "gitlab",
-            onepassword => "onepassword",
             onepassword_sdk => "onepasswordSDK",
             senhasegura => "senhasegura",
             scaleway => "scaleway",

@@ -22,6 +22,8 @@ mod fake;
 pub mod gcp;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
+#[cfg(feature = "onepassword")]
+pub mod onepassword;
 #[cfg(feature = "vault")]
 pub mod vault;
 #[cfg(feature = "webhook")]
@@ -122,6 +124,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(gcp::GcpsmHarness));
     #[cfg(feature = "azurekv")]
     all.push(Box::new(azurekv::AzureKvHarness));
+    #[cfg(feature = "onepassword")]
+    all.push(Box::new(onepassword::OnePasswordHarness));
     all
 }
 

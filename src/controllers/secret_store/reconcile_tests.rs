@@ -114,9 +114,9 @@ async fn fake_store_becomes_ready_with_capabilities() {
 async fn unsupported_provider_is_invalid_provider_config_and_waits_for_change() {
     let (context, requests) = context("default");
     let store = Arc::new(store(
-        "gcpsm",
+        "volcengine",
         None,
-        json!({"gcpsm": {"projectID": "my-project"}}),
+        json!({"volcengine": {"region": "cn-beijing"}}),
     ));
     let error = reconcile(&*store, &context).await.unwrap_err();
     assert_eq!(error.reason(), "InvalidProviderConfig");
@@ -130,7 +130,7 @@ async fn unsupported_provider_is_invalid_provider_config_and_waits_for_change() 
     assert_eq!(condition["reason"], "InvalidProviderConfig");
     let message = condition["message"].as_str().unwrap();
     assert!(
-        message.contains("provider \"gcpsm\" is not supported by this build"),
+        message.contains("provider \"volcengine\" is not supported by this build"),
         "{message}"
     );
     let events = events(&requests);
