@@ -5,10 +5,10 @@
 
 #[cfg(feature = "aws")]
 pub mod aws;
-#[cfg(feature = "crd")]
-pub mod crd;
 #[cfg(feature = "azurekv")]
 pub mod azurekv;
+#[cfg(feature = "crd")]
+pub mod crd;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "gcpsm")]
