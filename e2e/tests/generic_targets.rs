@@ -1,13 +1,14 @@
 //! Generic targets (`spec.target.manifest`), run as the real binary against the cluster: with
 //! `--unsafe-allow-generic-targets` an ExternalSecret writes a ConfigMap (drift repaired, the
 //! target deleted with the ExternalSecret under `deletionPolicy: Delete`) or a custom
-//! resource with templates rendered into nested paths; without the flag it is refused.
+//! resource with templates rendered into nested paths; without the flag it is refused, and a
+//! manifest that would be a service-account token Secret is refused (GHSA-fq7h).
 
 mod support;
 
 use e2e::harness::{TestCrd, eventually, is_not_found};
 use external_secrets_crds::v1::ExternalSecret;
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
@@ -219,5 +220,66 @@ async fn generic_targets_are_refused_without_the_flag() -> anyhow::Result<()> {
     );
     let config_maps: Api<ConfigMap> = setup.api();
     assert!(config_maps.get_opt("off").await?.is_none());
+    setup.finish().await
+}
+
+#[tokio::test]
+async fn service_account_token_secrets_are_refused_in_any_spelling() -> anyhow::Result<()> {
+    let setup = Setup::start("es-generic-token", &[FLAG]).await?;
+    let external_secrets: Api<ExternalSecret> = setup.api();
+    let token = "kubernetes.io/service-account-token";
+    let annotation = "kubernetes.io/service-account.name";
+    let specs = [
+        (
+            "typed",
+            json!({"target": {"name": "typed",
+            "manifest": {"apiVersion": "v1", "kind": "Secret"},
+            "template": {"templateFrom": [{"target": "type", "literal": token}]}}}),
+        ),
+        (
+            "annotated",
+            json!({"target": {"name": "annotated",
+            "manifest": {"apiVersion": "/v1", "kind": "Secret"},
+            "template": {"metadata": {"annotations": {annotation: "default"}}}}}),
+        ),
+    ];
+    for (name, spec) in &specs {
+        external_secrets
+            .create(
+                &PostParams::default(),
+                &external_secret(name, "store", spec.clone())?,
+            )
+            .await?;
+    }
+    let secrets: Api<Secret> = setup.api();
+    for (name, _) in &specs {
+        let (_, ready) = wait_reason(
+            &external_secrets,
+            name,
+            "ResourceSyncedError",
+            &setup.controller,
+        )
+        .await?;
+        assert!(
+            ready[2].starts_with("could not apply template to manifest"),
+            "{name}: {}",
+            ready[2]
+        );
+        assert!(secrets.get_opt(name).await?.is_none(), "{name} was written");
+    }
+    // Their finalizer is removed by the running controller before the namespace goes.
+    for (name, _) in &specs {
+        external_secrets
+            .delete(name, &DeleteParams::default())
+            .await?;
+        eventually(WAIT, &format!("ExternalSecret {name} deleted"), || async {
+            Ok(external_secrets
+                .get_opt(name)
+                .await?
+                .is_none()
+                .then_some(()))
+        })
+        .await?;
+    }
     setup.finish().await
 }

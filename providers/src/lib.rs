@@ -11,7 +11,8 @@
 //! * Shared machinery for backends: [`request`] (provider-facing request types converted from
 //!   the CRDs by [`convert`]), [`credentials`] (the Kubernetes Secrets a store refers to, under
 //!   upstream's namespace rules), [`property`] (JSON paths), [`duration`] (Go durations), CA
-//!   bundles and the HTTPS transport's error descriptions.
+//!   bundles and the HTTPS transport's error descriptions; [`redact`] describes parser errors
+//!   without the secret text they quote.
 
 pub mod backends;
 #[cfg(any(feature = "kubernetes", feature = "vault", feature = "webhook"))]
@@ -26,6 +27,7 @@ pub mod manager;
 pub mod property;
 pub mod provider;
 pub mod rate_limit;
+pub mod redact;
 pub mod registry;
 pub mod request;
 pub mod resilient;

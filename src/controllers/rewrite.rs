@@ -12,6 +12,7 @@ use external_secrets_crds::v1::{
     ExternalSecretRewriteMergePriorityPolicy, ExternalSecretRewriteMergeStrategy,
     ExternalSecretRewriteRegexp, ExternalSecretRewriteTransform,
 };
+use external_secrets_providers::redact::json_error;
 use external_secrets_template::{Data, Delimiters, MissingKey, Options, Template};
 
 /// One compiled rewrite rule.
@@ -104,7 +105,10 @@ pub fn merge(
         };
         let members: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(value)
             .map_err(|error| {
-                format!("merge failed with failed to unmarshal JSON of key {key:?}: {error}")
+                format!(
+                    "merge failed with failed to unmarshal JSON of key {key:?}: {}",
+                    json_error(&error)
+                )
             })?;
         for (member, value) in members {
             if merged.insert(member.clone(), value).is_some() {
@@ -257,6 +261,14 @@ mod tests {
             merge(&into, not_json)
                 .unwrap_err()
                 .starts_with("merge failed with failed to unmarshal JSON")
+        );
+        let quoted: BTreeMap<String, Vec<u8>> =
+            [("x".to_owned(), br#""hunter2-s3cr3t""#.to_vec())].into();
+        assert_eq!(
+            merge(&into, quoted).unwrap_err(),
+            "merge failed with failed to unmarshal JSON of key \"x\": a value of the wrong type \
+             at line 1 column 16",
+            "the value is never quoted"
         );
     }
 }

@@ -3,6 +3,12 @@
 //! are digits and symbols from `symbolCharacters`, the rest letters (lower case only with
 //! `noUpper`), every character at a random place and, unless `allowRepeat`, used once. One
 //! password per `secretKeys` entry (default `password`), encoded as `encoding` says.
+//!
+//! Every size is bounded before anything is allocated ([`MAX_LENGTH`], [`MAX_KEYS`],
+//! [`MAX_SYMBOL_BYTES`]) and the counts are combined without overflow. Characters are drawn
+//! per class (without replacement unless `allowRepeat`, so a symbol set with repeated or
+//! already-used characters cannot loop forever) and then shuffled, which places every character
+//! at a uniformly random position in linear time, as upstream's random inserts do in quadratic.
 
 use std::collections::BTreeMap;
 
@@ -20,6 +26,12 @@ const DIGITS: &str = "0123456789";
 /// Upstream's default `symbolCharacters`.
 const SYMBOLS: &str = r#"~!@#$%^&*()_+`-={}|[]\:"<>?,./"#;
 const DEFAULT_LENGTH: i64 = 24;
+/// The longest password generated.
+pub const MAX_LENGTH: i64 = 10_000;
+/// The most `secretKeys` (passwords per generation).
+pub const MAX_KEYS: usize = 100;
+/// The longest `symbolCharacters`, in bytes.
+pub const MAX_SYMBOL_BYTES: usize = 1_024;
 
 /// The passwords `spec` asks for, by key.
 pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, String> {
@@ -29,10 +41,21 @@ pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, String
         DEFAULT_LENGTH
     };
     // Upstream computes the defaults as int(float32(length) * 0.25).
+    if length > MAX_LENGTH {
+        return Err(format!("length must be at most {MAX_LENGTH}"));
+    }
+    if spec.secret_keys.len() > MAX_KEYS {
+        return Err(format!("secretKeys must have at most {MAX_KEYS} entries"));
+    }
     let quarter = length / 4;
     let digits = spec.digits.unwrap_or(quarter);
     let symbols = spec.symbols.unwrap_or(quarter);
     let symbol_set = spec.symbol_characters.as_deref().unwrap_or(SYMBOLS);
+    if symbol_set.len() > MAX_SYMBOL_BYTES {
+        return Err(format!(
+            "symbolCharacters must be at most {MAX_SYMBOL_BYTES} bytes"
+        ));
+    }
     let keys = if spec.secret_keys.is_empty() {
         vec!["password".to_owned()]
     } else {
@@ -49,7 +72,10 @@ pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, String
     };
     let shape = Shape {
         letters: count(
-            length - digits - symbols,
+            length
+                .checked_sub(digits)
+                .and_then(|rest| rest.checked_sub(symbols))
+                .unwrap_or(-1),
             "number of digits and symbols must be less than total length",
         )?,
         digits: count(digits, "digits must not be negative")?,
@@ -77,15 +103,21 @@ struct Shape {
 }
 
 impl Shape {
-    /// One password: each class's characters drawn and inserted at random places.
+    /// One password: each class's characters drawn, then all of them shuffled.
     fn password(&self, letters: &str, symbols: &str) -> Result<String, String> {
         let mut password: Vec<char> = Vec::new();
+        let mut used = std::collections::BTreeSet::new();
         for (needed, set, class) in [
             (self.letters, letters, "letters"),
             (self.digits, DIGITS, "digits"),
             (self.symbols, symbols, "symbols"),
         ] {
-            let set: Vec<char> = set.chars().collect();
+            let mut set: Vec<char> = set.chars().collect();
+            if !self.allow_repeat {
+                set.sort_unstable();
+                set.dedup();
+                set.retain(|character| !used.contains(character));
+            }
             if needed > 0 && set.is_empty() {
                 return Err(format!("no characters available for {class}"));
             }
@@ -94,16 +126,21 @@ impl Shape {
                     "number of {class} exceeds available {class} and repeats are not allowed"
                 ));
             }
-            let mut placed = 0;
-            while placed < needed {
-                let character = set[random::index(set.len())?];
-                if !self.allow_repeat && password.contains(&character) {
-                    continue;
+            for _ in 0..needed {
+                let at = random::index(set.len())?;
+                let character = if self.allow_repeat {
+                    set.get(at).copied()
+                } else {
+                    (at < set.len()).then(|| set.swap_remove(at))
                 }
-                let at = random::index(password.len() + 1)?;
-                password.insert(at, character);
-                placed += 1;
+                .ok_or_else(|| "random index out of range".to_owned())?;
+                used.insert(character);
+                password.push(character);
             }
+        }
+        // Fisher-Yates: every order equally likely.
+        for last in (1..password.len()).rev() {
+            password.swap(last, random::index(last + 1)?.min(last));
         }
         Ok(password.into_iter().collect())
     }
@@ -214,5 +251,55 @@ mod tests {
         assert!(digits.contains("repeats are not allowed"), "{digits}");
         let keys = generate(&spec(json!({"secretKeys": ["a", "a"]}))).unwrap_err();
         assert_eq!(keys, "secretKeys must be non-empty and unique");
+    }
+
+    #[test]
+    fn hostile_sizes_are_refused_before_allocating_and_never_overflow() {
+        let long = generate(&spec(json!({"length": i64::MAX}))).unwrap_err();
+        assert_eq!(long, "length must be at most 10000");
+        let keys: Vec<String> = (0..=MAX_KEYS).map(|n| n.to_string()).collect();
+        let many = generate(&spec(json!({"secretKeys": keys}))).unwrap_err();
+        assert_eq!(many, "secretKeys must have at most 100 entries");
+        let symbols = "!".repeat(MAX_SYMBOL_BYTES + 1);
+        let wide = generate(&spec(json!({"symbolCharacters": symbols}))).unwrap_err();
+        assert_eq!(wide, "symbolCharacters must be at most 1024 bytes");
+        for (digits, symbols) in [(i64::MIN, 0), (0, i64::MIN), (i64::MAX, i64::MAX), (-1, 1)] {
+            let error = generate(&spec(json!({"length": 10, "digits": digits,
+                "symbols": symbols})))
+            .unwrap_err();
+            assert!(!error.is_empty());
+        }
+    }
+
+    #[test]
+    fn the_largest_password_is_generated_with_every_class_counted() {
+        let generated = generate(&spec(json!({"length": MAX_LENGTH, "allowRepeat": true,
+            "secretKeys": ["a", "b", "c"]})))
+        .unwrap();
+        let password = text(&generated, "c");
+        assert_eq!(password.chars().count(), 10_000);
+        assert_eq!(password.chars().filter(char::is_ascii_digit).count(), 2_500);
+    }
+
+    #[test]
+    fn repeated_or_overlapping_symbol_characters_cannot_loop_forever() {
+        let repeated = generate(&spec(json!({"length": 8, "digits": 0, "symbols": 4,
+            "symbolCharacters": "!!!!"})))
+        .unwrap_err();
+        assert!(repeated.contains("repeats are not allowed"), "{repeated}");
+        let overlapping = generate(&spec(json!({"length": 30, "digits": 0, "symbols": 4,
+            "symbolCharacters": "abcd!?", "noUpper": true})))
+        .unwrap_err();
+        assert!(
+            overlapping.contains("repeats are not allowed"),
+            "{overlapping}"
+        );
+        // All 26 letters are drawn first, so only `!` and `?` remain for the symbols.
+        let fits = generate(&spec(json!({"length": 28, "digits": 0, "symbols": 2,
+            "symbolCharacters": "ab!?", "noUpper": true})))
+        .unwrap();
+        let unique: std::collections::BTreeSet<char> = text(&fits, "password").chars().collect();
+        assert_eq!(unique.len(), 28, "no repeats across classes");
+        assert!(unique.contains(&'!') && unique.contains(&'?'));
     }
 }

@@ -55,9 +55,12 @@ pub struct TemplateSources {
     pub secrets: BTreeMap<String, BTreeMap<String, Vec<u8>>>,
 }
 
-const SERVICE_ACCOUNT_TOKEN: &str = "kubernetes.io/service-account-token";
-const SERVICE_ACCOUNT_NAME: &str = "kubernetes.io/service-account.name";
-const BOOTSTRAP_TOKEN: &str = "bootstrap.kubernetes.io/token";
+/// The Secret type the token controller fills with a service account's token (GHSA-fq7h).
+pub(crate) const SERVICE_ACCOUNT_TOKEN: &str = "kubernetes.io/service-account-token";
+/// The annotation naming the service account whose token a Secret receives.
+pub(crate) const SERVICE_ACCOUNT_NAME: &str = "kubernetes.io/service-account.name";
+/// The Secret type of bootstrap tokens, which authenticate to the API server.
+pub(crate) const BOOTSTRAP_TOKEN: &str = "bootstrap.kubernetes.io/token";
 
 /// Where a `templateFrom` entry writes (upstream compares the target case-insensitively).
 #[derive(Clone, Copy, PartialEq)]

@@ -211,6 +211,12 @@ pub fn exists(name: &str) -> bool {
     FUNCTIONS.contains_key(name)
 }
 
+/// Every function name templates may call (tests compare it with upstream's exact list).
+#[cfg(test)]
+pub fn names() -> impl Iterator<Item = &'static str> {
+    FUNCTIONS.keys().copied()
+}
+
 /// The function called `name`.
 pub fn lookup(name: &str) -> Option<&'static Function> {
     FUNCTIONS.get(name)

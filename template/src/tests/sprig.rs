@@ -249,6 +249,28 @@ fn function_map_matches_upstream() {
     }
 }
 
+/// Go's `text/template` builtins.
+const GO_BUILTINS: &[&str] = &[
+    "and", "call", "eq", "ge", "gt", "html", "index", "js", "le", "len", "lt", "ne", "not", "or",
+    "print", "printf", "println", "slice", "urlquery",
+];
+
+/// GHSA-r2pg: the exact function list is upstream's, so no function with network, file or
+/// environment access can slip in unnoticed.
+#[test]
+fn no_function_beyond_upstreams_list_is_exposed() {
+    let allowed: std::collections::BTreeSet<&str> = SPRIG
+        .iter()
+        .chain(ESO)
+        .chain(GO_BUILTINS)
+        .copied()
+        .collect();
+    let extra: Vec<&str> = crate::functions::names()
+        .filter(|name| !allowed.contains(name))
+        .collect();
+    assert!(extra.is_empty(), "functions beyond upstream's: {extra:?}");
+}
+
 #[test]
 fn string_functions() {
     let cases = [

@@ -199,7 +199,10 @@ impl SecretsClient for FakeClient {
         let value = self.lookup(remote_ref)?;
         let members: HashMap<String, Box<serde_json::value::RawValue>> =
             serde_json::from_slice(value.expose()).map_err(|error| {
-                ProviderError::invalid_data(format!("unable to unmarshal secret: {error}"))
+                ProviderError::invalid_data(format!(
+                    "unable to unmarshal secret: {}",
+                    crate::redact::json_error(&error)
+                ))
             })?;
         Ok(members
             .into_iter()

@@ -124,6 +124,16 @@ async fn get_secret_map() {
         error.message().starts_with("unable to unmarshal secret: "),
         "{error}"
     );
+    let quoted = client(&[("/bar", r#""hunter2-s3cr3t""#, None)]);
+    let error = quoted
+        .get_secret_map(&RemoteRef::new("/bar"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.message(),
+        "unable to unmarshal secret: a value of the wrong type at line 1 column 16",
+        "the value is never quoted"
+    );
 
     let versions = client(&[
         ("john", "doe", Some("v2")),

@@ -19,7 +19,10 @@ use crate::value::{SecretMap, SecretValue};
 /// Parses a response body as JSON.
 pub fn parse(body: &[u8]) -> Result<Json> {
     serde_json::from_slice(body).map_err(|error| {
-        ProviderError::invalid_data(format!("failed to parse response json: {error}"))
+        ProviderError::invalid_data(format!(
+            "failed to parse response json: {}",
+            crate::redact::json_error(&error)
+        ))
     })
 }
 
@@ -77,7 +80,8 @@ pub fn value_map(body: &[u8], path: Option<&str>) -> Result<SecretMap> {
     if let Json::String(text) = &document {
         document = serde_json::from_str(text).map_err(|error| {
             ProviderError::invalid_data(format!(
-                "failed to parse response json from jsonpath: {error}"
+                "failed to parse response json from jsonpath: {}",
+                crate::redact::json_error(&error)
             ))
         })?;
     }
@@ -169,8 +173,23 @@ mod tests {
         assert_eq!(one(body, "$[").unwrap_err().reason(), "InvalidConfig");
         assert_eq!(
             parse(b"not json").unwrap_err().message(),
-            "failed to parse response json: expected ident at line 1 column 2"
+            "failed to parse response json: invalid JSON syntax at line 1 column 2"
         );
+        let quoted = map(r#"{"data":"\"hunter2-s3cr3t\""}"#, Some("$.data")).unwrap_err();
+        assert!(
+            quoted
+                .message()
+                .starts_with("failed to get response (wrong type")
+                && !quoted.message().contains("hunter2"),
+            "{quoted}"
+        );
+        let errors = [
+            parse(br#"{"k": hunter2-s3cr3t}"#).unwrap_err(),
+            map(r#"{"data":"{\"k\": hunter2}"}"#, Some("$.data")).unwrap_err(),
+        ];
+        for error in errors {
+            assert!(!error.message().contains("hunter2"), "{error}");
+        }
     }
 
     fn map(body: &str, path: Option<&str>) -> Result<Vec<(String, String)>> {

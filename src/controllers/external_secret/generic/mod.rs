@@ -1,8 +1,10 @@
 //! Generic targets (`spec.target.manifest`): ConfigMaps and custom resources written instead
 //! of a Secret, only with upstream's `--unsafe-allow-generic-targets` flag. The object is
 //! built as upstream builds it ([`render`]), written with create/replace as upstream writes
-//! it ([`sync`]), and watched (metadata only, our label only) for drift ([`watch`]).
+//! it ([`sync`]), and watched (metadata only, our label only) for drift ([`watch`]). A
+//! rendered object that would be a service-account token Secret is refused ([`candidate`]).
 
+pub mod candidate;
 pub mod path;
 pub mod render;
 pub mod sync;

@@ -20,6 +20,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::{Resource, ResourceExt};
 use serde_json::{Map, Value, json};
 
+use super::candidate;
 use super::path::{self, Step};
 use crate::controllers::external_secret::target::{
     ANNOTATION_DATA_HASH, LABEL_MANAGED, LABEL_OWNER, other_external_secret_owner, target_name,
@@ -84,6 +85,7 @@ pub fn desired(
         hash,
     )?;
     apply_ownership(es, &mut object)?;
+    candidate::refuse_token_secret(&object)?;
     Ok(object)
 }
 
@@ -262,23 +264,23 @@ fn apply_to_target(
         .map_err(|error| format!("failed to set {} field on object: {error}", field.join(".")))
 }
 
-/// Sets `key` to `value` in the map at `field`, creating the map if absent.
+/// Sets `key` to `value` in the map at `field`, creating the map if absent; a template may
+/// have put something else there (`templateFrom` target `metadata`), which fails.
 fn set_string(
     object: &mut Value,
     field: &[&str],
     key: String,
     value: String,
 ) -> Result<(), String> {
-    let mut map = &mut *object;
+    let not_a_map = || format!("{} is not a map", field.join("."));
+    let mut map = object.as_object_mut().ok_or_else(not_a_map)?;
     for name in field {
-        if map[*name].is_null() {
-            map[*name] = json!({});
+        let entry = map.entry(*name).or_insert(Value::Null);
+        if entry.is_null() {
+            *entry = json!({});
         }
-        map = &mut map[*name];
+        map = entry.as_object_mut().ok_or_else(not_a_map)?;
     }
-    let Value::Object(map) = map else {
-        return Err(format!("{} is not a map", field.join(".")));
-    };
     map.insert(key, Value::String(value));
     Ok(())
 }
@@ -286,9 +288,14 @@ fn set_string(
 /// Upstream's `applyOwnership`: never take over another ExternalSecret's target; Owner sets
 /// our controller reference and the `created-by` label, other policies drop both.
 fn apply_ownership(es: &ExternalSecret, object: &mut Value) -> Result<(), String> {
-    let metadata = &mut object["metadata"];
-    let mut references: Vec<OwnerReference> =
-        serde_json::from_value(metadata["ownerReferences"].take()).unwrap_or_default();
+    let metadata = object
+        .get_mut("metadata")
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| "metadata is not a map".to_owned())?;
+    let mut references: Vec<OwnerReference> = metadata
+        .remove("ownerReferences")
+        .and_then(|references| serde_json::from_value(references).ok())
+        .unwrap_or_default();
     if let Some(owner) = other_external_secret_owner(&references, es) {
         return Err(format!(
             "target is owned by another ExternalSecret: {owner}"
@@ -318,14 +325,21 @@ fn apply_ownership(es: &ExternalSecret, object: &mut Value) -> Result<(), String
         }
     }
     if !references.is_empty() {
-        metadata["ownerReferences"] =
-            serde_json::to_value(references).map_err(|e| e.to_string())?;
+        metadata.insert(
+            "ownerReferences".to_owned(),
+            serde_json::to_value(references).map_err(|e| e.to_string())?,
+        );
     }
-    let labels = &mut metadata["labels"];
     if owner {
         let namespace = es.namespace().unwrap_or_default();
-        labels[LABEL_OWNER] = Value::String(owner_label(&namespace, &es.name_any()));
-    } else if let Some(labels) = labels.as_object_mut() {
+        let label = owner_label(&namespace, &es.name_any());
+        set_string(
+            object,
+            &["metadata", "labels"],
+            LABEL_OWNER.to_owned(),
+            label,
+        )?;
+    } else if let Some(labels) = metadata.get_mut("labels").and_then(Value::as_object_mut) {
         labels.remove(LABEL_OWNER);
     }
     Ok(())

@@ -398,3 +398,84 @@ fn upstream_nested_path_targeting_and_idempotence() {
         assert!(message.contains(error), "{target}: {message}");
     }
 }
+
+#[test]
+fn metadata_templates_of_any_shape_fail_without_panicking() {
+    let literals = [
+        "just a string",
+        "[1, 2]",
+        "labels: x",
+        "annotations: [a]",
+        "42",
+    ];
+    for target in [
+        "metadata",
+        "Metadata",
+        "metadata.labels",
+        "metadata.annotations",
+    ] {
+        for literal in literals {
+            let result = build(
+                json!({
+                    "manifest": {"apiVersion": "example.io/v1", "kind": "Widget"},
+                    "template": {"templateFrom": [{"target": target, "literal": literal}]},
+                }),
+                &[("a", "b")],
+                None,
+            );
+            if let Ok(object) = result {
+                assert!(
+                    object["metadata"].is_object(),
+                    "{target} {literal}: {object}"
+                );
+            }
+        }
+    }
+    let error = build(
+        json!({
+            "manifest": {"apiVersion": "example.io/v1", "kind": "Widget"},
+            "template": {"templateFrom": [{"target": "metadata", "literal": "just a string"}]},
+        }),
+        &[],
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(error, "metadata.annotations is not a map");
+}
+
+#[test]
+fn token_secrets_are_refused_through_every_template_path() {
+    let token = "kubernetes.io/service-account-token";
+    let annotation = "kubernetes.io/service-account.name";
+    let cases = [
+        json!({"manifest": {"apiVersion": "v1", "kind": "Secret"},
+            "template": {"templateFrom": [{"target": "type", "literal": token}]}}),
+        json!({"manifest": {"apiVersion": "/v1", "kind": "Secret"},
+            "template": {"metadata": {"annotations": {annotation: "default"}}}}),
+        json!({"manifest": {"apiVersion": "v1", "kind": "Secret"},
+            "template": {"templateFrom": [{"target": "annotations",
+                "literal": format!("{annotation}: \"{{{{ .sa }}}}\"")}]}}),
+        json!({"manifest": {"apiVersion": "v1", "kind": "Secret"},
+            "template": {"templateFrom": [{"target": "metadata",
+                "literal": format!("annotations: {{{annotation}: admin}}")}]}}),
+    ];
+    for case in cases {
+        let error = build(case.clone(), &[("sa", "admin")], None).unwrap_err();
+        assert!(error.starts_with("manifest target "), "{case}: {error}");
+    }
+    let existing = json!({"apiVersion": "v1", "kind": "Secret", "type": token,
+        "metadata": {"name": "app", "namespace": "team",
+            "annotations": {annotation: "admin"}}, "data": {}});
+    let merged = build(
+        json!({"manifest": {"apiVersion": "v1", "kind": "Secret"}, "creationPolicy": "Merge"}),
+        &[("a", "b")],
+        Some(&existing),
+    );
+    assert!(merged.is_err(), "merging into a token Secret is refused");
+    let opaque = build(
+        json!({"manifest": {"apiVersion": "v1", "kind": "Secret"}}),
+        &[("a", "b")],
+        None,
+    );
+    assert!(opaque.is_ok(), "{opaque:?}");
+}
