@@ -18,11 +18,10 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
-    unique_name,
+    ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
+    string_data, unique_name,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
-use external_secrets_crds::v1alpha1::PushSecret;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, PostParams};
 use moto_process::MotoProcess;
@@ -157,27 +156,14 @@ async fn external_secrets_sync_from_moto_and_push_secrets_write_to_it() -> anyho
         .map_err(|error| error.context(controller.log()))?;
 
     // A PushSecret creates a secret tagged as ours, and deletes it when it is deleted.
-    let source: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "source"},
-        "stringData": {"token": "pushed-value"},
-    }))?;
-    secrets.create(&PostParams::default(), &source).await?;
-    let push_secret: PushSecret = serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1alpha1",
-        "kind": "PushSecret",
-        "metadata": {"name": "push"},
-        "spec": {
-            "refreshInterval": "1h",
-            "deletionPolicy": "Delete",
-            "secretStoreRefs": [{"name": "sm", "kind": "SecretStore"}],
-            "selector": {"secret": {"name": "source"}},
-            "data": [{"match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed/token"}}}],
-        },
-    }))?;
-    let push_secrets: Api<PushSecret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    push_secrets
-        .create(&PostParams::default(), &push_secret)
-        .await?;
+    let push_secrets = create_push_secret(
+        &cluster.client,
+        &namespace.name,
+        "sm",
+        json!({"token": "pushed-value"}),
+        json!([{"match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed/token"}}}]),
+    )
+    .await?;
     let lookup = json!({"SecretId": "pushed/token"});
     let pushed = eventually(WAIT, "value pushed to moto", || async {
         let (status, answer) = secrets_manager(&moto, "GetSecretValue", lookup.clone());

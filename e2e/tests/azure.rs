@@ -15,11 +15,10 @@ use std::time::Duration;
 use contract_fakes::azure_identity::AppCredential;
 use contract_fakes::azure_keyvault::{KeyVaultFake, Kind};
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
-    unique_name,
+    ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
+    string_data, unique_name,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
-use external_secrets_crds::v1alpha1::PushSecret;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, PostParams};
 use serde_json::json;
@@ -126,27 +125,14 @@ async fn external_secrets_sync_from_key_vault_and_push_secrets_write_to_it() -> 
     .await
     .map_err(|error| error.context(controller.log()))?;
 
-    let source: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "source"},
-        "stringData": {"token": "pushed-value"},
-    }))?;
-    secrets.create(&PostParams::default(), &source).await?;
-    let push_secret: PushSecret = serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1alpha1",
-        "kind": "PushSecret",
-        "metadata": {"name": "push"},
-        "spec": {
-            "refreshInterval": "1h",
-            "deletionPolicy": "Delete",
-            "secretStoreRefs": [{"name": "azure", "kind": "SecretStore"}],
-            "selector": {"secret": {"name": "source"}},
-            "data": [{"match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed-token"}}}],
-        },
-    }))?;
-    let push_secrets: Api<PushSecret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    push_secrets
-        .create(&PostParams::default(), &push_secret)
-        .await?;
+    let push_secrets = create_push_secret(
+        &cluster.client,
+        &namespace.name,
+        "azure",
+        json!({"token": "pushed-value"}),
+        json!([{"match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed-token"}}}]),
+    )
+    .await?;
     let pushed = eventually(WAIT, "value pushed to Key Vault", || async {
         Ok(fake.bundle(Kind::Secret, "pushed-token"))
     })

@@ -20,11 +20,10 @@ use base64::engine::general_purpose::STANDARD;
 use cloudbox_process::CloudboxProcess;
 use contract_fakes::google::TokenEndpoint;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
-    unique_name,
+    ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
+    string_data, unique_name,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
-use external_secrets_crds::v1alpha1::PushSecret;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, PostParams};
 use serde_json::{Value, json};
@@ -153,27 +152,14 @@ async fn external_secrets_sync_from_cloudbox_and_push_secrets_round_trip() -> an
     .map_err(|error| error.context(controller.log()))?;
 
     // A PushSecret creates a secret labelled as ours; an ExternalSecret reads it back.
-    let source: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "source"},
-        "stringData": {"token": "pushed-value"},
-    }))?;
-    secrets.create(&PostParams::default(), &source).await?;
-    let push_secret: PushSecret = serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1alpha1",
-        "kind": "PushSecret",
-        "metadata": {"name": "push"},
-        "spec": {
-            "refreshInterval": "1h",
-            "deletionPolicy": "Delete",
-            "secretStoreRefs": [{"name": "gcp", "kind": "SecretStore"}],
-            "selector": {"secret": {"name": "source"}},
-            "data": [{"match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed-token"}}}],
-        },
-    }))?;
-    let push_secrets: Api<PushSecret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    push_secrets
-        .create(&PostParams::default(), &push_secret)
-        .await?;
+    let push_secrets = create_push_secret(
+        &cluster.client,
+        &namespace.name,
+        "gcp",
+        json!({"token": "pushed-value"}),
+        json!([{"match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed-token"}}}]),
+    )
+    .await?;
     let secret_path = format!("/v1/projects/{PROJECT}/secrets/pushed-token");
     let pushed = eventually(WAIT, "value pushed to cloudbox", || async {
         let (status, answer) =

@@ -12,11 +12,10 @@ use std::time::Duration;
 
 use contract_fakes::onepassword::OnePasswordFake;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
-    unique_name,
+    ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
+    string_data, unique_name,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
-use external_secrets_crds::v1alpha1::PushSecret;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, PostParams};
 use serde_json::{Value, json};
@@ -136,34 +135,21 @@ async fn external_secrets_sync_from_connect_and_push_secrets_write_to_it() -> an
         .map_err(|error| error.context(controller.log()))?;
 
     // A PushSecret creates a tagged item in the first vault, and deletes it with the PushSecret.
-    let source: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "source"},
-        "stringData": {"token": "pushed-value"},
-    }))?;
-    secrets.create(&PostParams::default(), &source).await?;
-    let push_secret: PushSecret = serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1alpha1",
-        "kind": "PushSecret",
-        "metadata": {"name": "push"},
-        "spec": {
-            "refreshInterval": "1h",
-            "deletionPolicy": "Delete",
-            "secretStoreRefs": [{"name": "op", "kind": "SecretStore"}],
-            "selector": {"secret": {"name": "source"}},
-            "data": [{
-                "match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed"}},
-                "metadata": {
-                    "apiVersion": "kubernetes.external-secrets.io/v1alpha1",
-                    "kind": "PushSecretMetadata",
-                    "spec": {"tags": ["e2e"]},
-                },
-            }],
-        },
-    }))?;
-    let push_secrets: Api<PushSecret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    push_secrets
-        .create(&PostParams::default(), &push_secret)
-        .await?;
+    let push_secrets = create_push_secret(
+        &cluster.client,
+        &namespace.name,
+        "op",
+        json!({"token": "pushed-value"}),
+        json!([{
+            "match": {"secretKey": "token", "remoteRef": {"remoteKey": "pushed"}},
+            "metadata": {
+                "apiVersion": "kubernetes.external-secrets.io/v1alpha1",
+                "kind": "PushSecretMetadata",
+                "spec": {"tags": ["e2e"]},
+            },
+        }]),
+    )
+    .await?;
     let item = eventually(WAIT, "value pushed to Connect", || async {
         Ok(pushed(&fake))
     })

@@ -16,11 +16,10 @@ use std::time::Duration;
 
 use bao_process::{BaoProcess, ROOT_TOKEN};
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
-    unique_name,
+    ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
+    string_data, unique_name,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
-use external_secrets_crds::v1alpha1::PushSecret;
 use k8s_openapi::api::authentication::v1::TokenRequest;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
@@ -174,28 +173,15 @@ async fn external_secrets_sync_from_openbao_and_push_secrets_write_to_it() -> an
         .map_err(|error| error.context(controller.log()))?;
 
     // A PushSecret writes a property, marked as pushed, and deletes it when it is deleted.
-    let source: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "source"},
-        "stringData": {"password": "pushed-value"},
-    }))?;
-    secrets.create(&PostParams::default(), &source).await?;
-    let push_secret: PushSecret = serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1alpha1",
-        "kind": "PushSecret",
-        "metadata": {"name": "push"},
-        "spec": {
-            "refreshInterval": "1h",
-            "deletionPolicy": "Delete",
-            "secretStoreRefs": [{"name": "vault", "kind": "SecretStore"}],
-            "selector": {"secret": {"name": "source"}},
-            "data": [{"match": {"secretKey": "password",
-                "remoteRef": {"remoteKey": "pushed/db", "property": "password"}}}],
-        },
-    }))?;
-    let push_secrets: Api<PushSecret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    push_secrets
-        .create(&PostParams::default(), &push_secret)
-        .await?;
+    let push_secrets = create_push_secret(
+        &cluster.client,
+        &namespace.name,
+        "vault",
+        json!({"password": "pushed-value"}),
+        json!([{"match": {"secretKey": "password",
+                "remoteRef": {"remoteKey": "pushed/db", "property": "password"}}}]),
+    )
+    .await?;
     let pushed = eventually(WAIT, "value pushed to OpenBao", || async {
         Ok(stored(&bao, "pushed/db"))
     })

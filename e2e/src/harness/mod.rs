@@ -7,6 +7,7 @@ mod controller;
 mod crd;
 mod kubectl;
 mod namespace;
+mod push;
 mod webhook;
 
 pub use cluster::{ApiServerEndpoint, TestCluster, install_crds};
@@ -17,6 +18,7 @@ pub use controller::{
 pub use crd::TestCrd;
 pub use kubectl::{Kubectl, kubectl};
 pub use namespace::TestNamespace;
+pub use push::create_push_secret;
 pub use webhook::{WebhookProcess, admission_review, post_review};
 
 use std::future::Future;
