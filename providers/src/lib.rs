@@ -11,7 +11,8 @@
 //! * Shared machinery for backends: [`request`] (provider-facing request types converted from
 //!   the CRDs by [`convert`]), [`credentials`] (the Kubernetes Secrets a store refers to, under
 //!   upstream's namespace rules), [`property`] (JSON paths), [`duration`] (Go durations), CA
-//!   bundles and the HTTPS transport's error descriptions; [`redact`] describes parser errors
+//!   bundles, and `transport` (the HTTPS client, bounded body reads and failure descriptions
+//!   every HTTP backend shares); [`redact`] describes parser errors
 //!   without the secret text they quote.
 
 pub mod backends;
@@ -33,13 +34,7 @@ pub mod request;
 pub mod resilient;
 pub mod retry;
 pub mod store;
-#[cfg(any(
-    feature = "vault",
-    feature = "webhook",
-    feature = "gcpsm",
-    feature = "azurekv",
-    feature = "onepassword"
-))]
+#[cfg(feature = "https")]
 mod transport;
 pub mod value;
 

@@ -12,7 +12,7 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 
 use crate::error::{ErrorKind, ProviderError, Result};
-use crate::transport::transport_error;
+use crate::transport;
 
 /// Longest answer read (Key Vault values are at most 25 KiB; pages and bundles stay small).
 const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -20,19 +20,8 @@ const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 const MAX_MESSAGE: usize = 300;
 
 /// Reads a body, refusing more than [`MAX_BODY_BYTES`].
-pub(super) async fn read_body(mut response: reqwest::Response) -> Result<Vec<u8>> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|error| transport_error("failed to read the Azure answer", error))?
-    {
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(ProviderError::unavailable("the Azure answer is too large"));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+pub(super) async fn read_body(response: reqwest::Response) -> Result<Vec<u8>> {
+    transport::read_body(response, MAX_BODY_BYTES, "failed to read the Azure answer").await
 }
 
 fn bounded(text: &str) -> String {

@@ -5,18 +5,15 @@
 //! resource named there (checked against the vault's host, as the Azure SDKs do) is the
 //! audience tokens are requested for from then on.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode, Url};
-use rustls::pki_types::CertificateDer;
-use rustls::pki_types::pem::PemObject as _;
 use tokio::sync::Mutex;
 
 use super::auth::TokenSource;
 use super::error::{key_vault_error, read_body};
 use crate::error::{ProviderError, Result};
-use crate::transport::transport_error;
+use crate::transport::{self, Roots, tls_config, transport_error};
 
 /// The REST API version sent (the one upstream's azsecrets/azkeys clients use).
 pub const API_VERSION: &str = "7.4";
@@ -50,29 +47,8 @@ pub(super) struct Vault {
 
 /// The HTTPS client: `extra_ca_pem` trusted besides the system roots.
 pub(super) fn https_client(extra_ca_pem: Option<&[u8]>) -> Result<reqwest::Client> {
-    let mut roots = rustls::RootCertStore::empty();
-    for certificate in rustls_native_certs::load_native_certs().certs {
-        let _ = roots.add(certificate);
-    }
-    if let Some(pem) = extra_ca_pem {
-        for certificate in CertificateDer::pem_slice_iter(pem).flatten() {
-            let _ = roots.add(certificate);
-        }
-    }
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|error| ProviderError::invalid_config(format!("tls setup failed: {error}")))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .timeout(TIMEOUT)
-        .build()
-        .map_err(|error| {
-            ProviderError::invalid_config(format!("http client setup failed: {error}"))
-        })
+    let tls = tls_config(Roots::SystemAnd(extra_ca_pem))?;
+    transport::https_client(tls, TIMEOUT, None, "http client setup failed")
 }
 
 impl Vault {

@@ -19,7 +19,7 @@ use serde_json::json;
 use super::auth::TokenSource;
 use super::error::{Failure, failure};
 use crate::error::{ProviderError, Result};
-use crate::transport::transport_error;
+use crate::transport::{Roots, https_client, read_body, tls_config, transport_error};
 
 /// Request timeout.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -121,49 +121,13 @@ pub(super) struct Api {
 /// The HTTPS client every Google call of this backend uses: system roots (which honour
 /// `SSL_CERT_FILE`), ring.
 pub(super) fn http_client() -> Result<reqwest::Client> {
-    let mut roots = rustls::RootCertStore::empty();
-    for certificate in rustls_native_certs::load_native_certs().certs {
-        // Unparsable system certificates are skipped, as Go's loader does.
-        let _ = roots.add(certificate);
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS12, &rustls::version::TLS13])
-        .map_err(|error| ProviderError::invalid_config(format!("tls setup failed: {error}")))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    reqwest::Client::builder()
-        .timeout(TIMEOUT)
-        .tls_backend_preconfigured(tls)
-        .build()
-        .map_err(|error| {
-            ProviderError::invalid_config(format!(
-                "failed to create GCP secretmanager client: {}",
-                error.without_url()
-            ))
-        })
-}
-
-/// Reads at most `limit` bytes of an answer.
-pub(super) async fn read_body(
-    mut response: reqwest::Response,
-    limit: usize,
-    action: &str,
-) -> Result<Vec<u8>> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|error| transport_error(action, error))?
-    {
-        if body.len() + chunk.len() > limit {
-            return Err(ProviderError::invalid_data(format!(
-                "{action}: answer larger than {limit} bytes"
-            )));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+    let tls = tls_config(Roots::System)?;
+    https_client(
+        tls,
+        TIMEOUT,
+        None,
+        "failed to create GCP secretmanager client",
+    )
 }
 
 impl Api {

@@ -203,7 +203,7 @@ pub(super) async fn read_answer<T: serde::de::DeserializeOwned>(
         .await
         .map_err(|error| transport_error(action, error))?;
     let status = response.status();
-    let body = super::api::read_body(response, MAX_DOCUMENT_BYTES, action).await?;
+    let body = crate::transport::read_body(response, MAX_DOCUMENT_BYTES, action).await?;
     if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
         return Err(ProviderError::unavailable(format!(
             "{action}: status {status}"

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use super::error;
 use super::model::{File, Item, Vault};
 use crate::error::{ProviderError, Result};
-use crate::transport::{read_body, transport_error};
+use crate::transport::{Roots, https_client, read_body, tls_config, transport_error};
 use crate::value::SecretValue;
 
 /// The `User-Agent` upstream sends.
@@ -36,29 +36,13 @@ impl Connect {
                 "unable to parse URL: spec.provider.onepassword.connectHost: {error}"
             ))
         })?;
-        let mut roots = rustls::RootCertStore::empty();
-        for certificate in rustls_native_certs::load_native_certs().certs {
-            // Unparsable system certificates are skipped, as Go's loader does.
-            let _ = roots.add(certificate);
-        }
-        let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .map_err(|error| ProviderError::invalid_config(format!("tls setup failed: {error}")))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-        let http = reqwest::Client::builder()
-            .timeout(TIMEOUT)
-            .user_agent(USER_AGENT)
-            .tls_backend_preconfigured(tls)
-            .build()
-            .map_err(|error| {
-                ProviderError::invalid_config(format!(
-                    "failed to build http client: {}",
-                    error.without_url()
-                ))
-            })?;
+        let tls = tls_config(Roots::System)?;
+        let http = https_client(
+            tls,
+            TIMEOUT,
+            Some(USER_AGENT),
+            "failed to build http client",
+        )?;
         Ok(Self { http, host, token })
     }
 

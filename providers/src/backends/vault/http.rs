@@ -17,7 +17,6 @@
 //! (a CA fix is needed, but the CA may come from a Secret that changes). Messages never contain
 //! the token, headers or request bodies.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -28,7 +27,7 @@ use serde::Deserialize;
 
 use super::consistency::{INDEX_HEADER, ReplicationStates};
 use crate::error::{ErrorKind, ProviderError, Result};
-use crate::transport::transport_error;
+use crate::transport::{self, Roots, https_client, tls_builder, transport_error};
 use crate::value::SecretValue;
 
 /// Request timeout, the Go Vault client's default.
@@ -105,16 +104,7 @@ impl Transport {
     /// Builds the HTTP client.
     pub(super) fn new(settings: Settings) -> Result<Self> {
         let tls = tls_config(settings.ca_pem.as_deref(), settings.identity.as_ref())?;
-        let http = reqwest::Client::builder()
-            .timeout(TIMEOUT)
-            .tls_backend_preconfigured(tls)
-            .build()
-            .map_err(|error| {
-                ProviderError::invalid_config(format!(
-                    "cannot setup new vault client: {}",
-                    error.without_url()
-                ))
-            })?;
+        let http = https_client(tls, TIMEOUT, None, "cannot setup new vault client")?;
         let mut headers = HeaderMap::new();
         headers.insert("X-Vault-Request", HeaderValue::from_static("true"));
         headers.extend(settings.headers);
@@ -208,29 +198,11 @@ fn tls_config(
     ca_pem: Option<&[u8]>,
     identity: Option<&(Vec<u8>, SecretValue)>,
 ) -> Result<rustls::ClientConfig> {
-    let mut roots = rustls::RootCertStore::empty();
-    match ca_pem {
-        Some(pem) => {
-            for certificate in CertificateDer::pem_slice_iter(pem) {
-                let certificate = certificate.map_err(|_| bad_bundle())?;
-                roots.add(certificate).map_err(|_| bad_bundle())?;
-            }
-            if roots.is_empty() {
-                return Err(bad_bundle());
-            }
-        }
-        None => {
-            for certificate in rustls_native_certs::load_native_certs().certs {
-                // Unparsable system certificates are skipped, as Go's loader does.
-                let _ = roots.add(certificate);
-            }
-        }
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS12, &rustls::version::TLS13])
-        .map_err(|error| ProviderError::invalid_config(format!("tls setup failed: {error}")))?
-        .with_root_certificates(roots);
+    let roots = ca_pem.map_or(Roots::System, |pem| Roots::Bundle {
+        pem,
+        invalid: "cannot set Vault CA certificate: failed to parse certificates from CertPool",
+    });
+    let builder = tls_builder(roots)?;
     match identity {
         None => Ok(builder.with_no_client_auth()),
         Some((certificate_pem, key_pem)) => {
@@ -249,32 +221,13 @@ fn tls_config(
     }
 }
 
-fn bad_bundle() -> ProviderError {
-    ProviderError::invalid_config(
-        "cannot set Vault CA certificate: failed to parse certificates from CertPool",
-    )
-}
-
 fn client_tls_error(detail: &str) -> ProviderError {
     ProviderError::invalid_config(format!("error from Client TLS Auth: {detail}"))
 }
 
 /// Reads an answer's body, up to [`MAX_BODY_BYTES`].
-async fn read_body(mut response: reqwest::Response, action: &str) -> Result<Vec<u8>> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|error| transport_error(action, error))?
-    {
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(ProviderError::invalid_data(format!(
-                "{action}: answer exceeds {MAX_BODY_BYTES} bytes"
-            )));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+async fn read_body(response: reqwest::Response, action: &str) -> Result<Vec<u8>> {
+    transport::read_body(response, MAX_BODY_BYTES, action).await
 }
 
 /// Vault's error answer.

@@ -10,14 +10,10 @@
 //! (an untrusted certificate) is a temporary `InvalidConfig` error, not retried within the call.
 //! Messages never include the URL or headers, which may carry templated credentials.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use rustls::pki_types::CertificateDer;
-use rustls::pki_types::pem::PemObject as _;
-
 use crate::error::{ErrorKind, ProviderError, Result};
-use crate::transport::transport_error;
+use crate::transport::{Roots, https_client, tls_config, transport_error};
 
 /// What a failed call was, in upstream's words.
 const ENDPOINT: &str = "failed to call endpoint";
@@ -33,45 +29,16 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Builds the HTTP client of one store.
 pub fn build_client(timeout: Duration, ca_pem: Option<&[u8]>) -> Result<reqwest::Client> {
-    let mut roots = rustls::RootCertStore::empty();
-    match ca_pem {
-        Some(pem) => {
-            for certificate in CertificateDer::pem_slice_iter(pem) {
-                let certificate = certificate.map_err(|_| bad_bundle())?;
-                roots.add(certificate).map_err(|_| bad_bundle())?;
-            }
-            if roots.is_empty() {
-                return Err(bad_bundle());
-            }
-        }
-        None => {
-            let native = rustls_native_certs::load_native_certs();
-            for certificate in native.certs {
-                // Unparsable system certificates are skipped, as Go's loader does.
-                let _ = roots.add(certificate);
-            }
-        }
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS12, &rustls::version::TLS13])
-        .map_err(|error| ProviderError::invalid_config(format!("tls setup failed: {error}")))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .tls_backend_preconfigured(tls)
-        .build()
-        .map_err(|error| {
-            ProviderError::invalid_config(format!(
-                "failed to build http client: {}",
-                error.without_url()
-            ))
-        })
-}
-
-fn bad_bundle() -> ProviderError {
-    ProviderError::invalid_config("failed to append cabundle")
+    let roots = ca_pem.map_or(Roots::System, |pem| Roots::Bundle {
+        pem,
+        invalid: "failed to append cabundle",
+    });
+    https_client(
+        tls_config(roots)?,
+        timeout,
+        None,
+        "failed to build http client",
+    )
 }
 
 /// One rendered request.
