@@ -11,7 +11,7 @@
 //! * Shared machinery for backends: [`request`] (provider-facing request types converted from
 //!   the CRDs by [`convert`]), [`credentials`] (the Kubernetes Secrets a store refers to, under
 //!   upstream's namespace rules), [`property`] (JSON paths), [`duration`] (Go durations), CA
-//!   bundles, and `transport` (the HTTPS client, bounded body reads and failure descriptions
+//!   bundles, and [`transport`] (the HTTPS client, bounded body reads and failure descriptions
 //!   every HTTP backend shares); [`redact`] describes parser errors
 //!   without the secret text they quote.
 
@@ -35,7 +35,7 @@ pub mod resilient;
 pub mod retry;
 pub mod store;
 #[cfg(feature = "https")]
-mod transport;
+pub mod transport;
 pub mod value;
 
 #[cfg(test)]

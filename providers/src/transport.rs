@@ -13,7 +13,7 @@ use crate::error::ProviderError;
 
 /// The certificates a client trusts.
 #[derive(Clone, Copy)]
-pub(crate) enum Roots<'a> {
+pub enum Roots<'a> {
     /// The system's (which honour `SSL_CERT_FILE`).
     System,
     /// Only a configured bundle (`caBundle`/`caProvider`): every certificate in it must parse and
@@ -25,13 +25,13 @@ pub(crate) enum Roots<'a> {
         /// The configuration error's message for an unusable bundle.
         invalid: &'static str,
     },
-    /// The system's, and those of an optional extra bundle that parse.
+    /// The system's, and those of an optional extra bundle that parse (azurekv's extra CA).
     SystemAnd(Option<&'a [u8]>),
 }
 
 /// A TLS 1.2/1.3 configuration on ring trusting `roots`, still to be told whether the client
 /// presents a certificate.
-pub(crate) fn tls_builder(
+pub fn tls_builder(
     roots: Roots<'_>,
 ) -> Result<
     rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert>,
@@ -46,13 +46,13 @@ pub(crate) fn tls_builder(
 }
 
 /// A TLS configuration trusting `roots`, without a client certificate.
-pub(crate) fn tls_config(roots: Roots<'_>) -> Result<rustls::ClientConfig, ProviderError> {
+pub fn tls_config(roots: Roots<'_>) -> Result<rustls::ClientConfig, ProviderError> {
     Ok(tls_builder(roots)?.with_no_client_auth())
 }
 
 /// An HTTPS client on `tls` whose requests give up after `timeout`. `failure` starts the
 /// (configuration) error if the client cannot be built.
-pub(crate) fn https_client(
+pub fn https_client(
     tls: rustls::ClientConfig,
     timeout: Duration,
     user_agent: Option<&'static str>,
@@ -103,7 +103,7 @@ fn add_system_roots(store: &mut rustls::RootCertStore) {
 /// A connection, TLS or timeout failure of `action`: temporary, and retried at once unless it
 /// is a TLS failure (an untrusted certificate needs a configuration change, so it is a
 /// configuration error that is still retried with backoff).
-pub(crate) fn transport_error(action: &str, error: reqwest::Error) -> ProviderError {
+pub fn transport_error(action: &str, error: reqwest::Error) -> ProviderError {
     if let Some(tls) = rustls_cause(&error) {
         let message = format!("{action}: tls handshake failed: {tls}");
         return ProviderError::invalid_config(message).with_temporary(true);
@@ -124,7 +124,7 @@ pub(crate) fn transport_error(action: &str, error: reqwest::Error) -> ProviderEr
 
 /// Reads a response's body, refusing one longer than `max` bytes (a hostile or broken server
 /// cannot make us allocate without bound). Failures are described as `action`'s.
-pub(crate) async fn read_body(
+pub async fn read_body(
     mut response: reqwest::Response,
     max: usize,
     action: &str,

@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use crate::error::{ErrorKind, ProviderError, Result};
-use crate::transport::{Roots, https_client, tls_config, transport_error};
+use crate::transport::{Roots, https_client, read_body, tls_config, transport_error};
 
 /// What a failed call was, in upstream's words.
 const ENDPOINT: &str = "failed to call endpoint";
@@ -78,7 +78,7 @@ pub async fn send(client: &reqwest::Client, request: Request) -> Result<Outcome>
     if !request.body.is_empty() {
         builder = builder.body(request.body);
     }
-    let mut response = builder
+    let response = builder
         .send()
         .await
         .map_err(|error| transport_error(ENDPOINT, error))?;
@@ -86,19 +86,7 @@ pub async fn send(client: &reqwest::Client, request: Request) -> Result<Outcome>
     if !status.is_success() {
         return Ok(Outcome::Status(status));
     }
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|error| transport_error(ENDPOINT, error))?
-    {
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(ProviderError::invalid_data(format!(
-                "response body exceeds {MAX_BODY_BYTES} bytes"
-            )));
-        }
-        body.extend_from_slice(&chunk);
-    }
+    let body = read_body(response, MAX_BODY_BYTES, ENDPOINT).await?;
     Ok(Outcome::Body(body))
 }
 
