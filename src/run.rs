@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use external_secrets_crds::v1::{ClusterSecretStore, SecretStore};
-use external_secrets_providers::credentials::KubeSecretSource;
+use external_secrets_providers::credentials::{KubeSecretSource, OperatorIdentity};
 use external_secrets_providers::rate_limit::RateLimit;
 use external_secrets_providers::{ClientManager, ManagerSettings};
 use futures::FutureExt;
@@ -169,6 +169,11 @@ pub fn build_context(client: kube::Client, metrics: Arc<Metrics>, args: &RunArgs
     let source = Arc::new(KubeSecretSource::new(client.clone()));
     let manager_settings = ManagerSettings {
         rate_limit: RateLimit::new(args.provider_qps, args.provider_burst).unwrap_or_default(),
+        operator_identity: if args.deny_operator_identity {
+            OperatorIdentity::DeniedToSecretStores
+        } else {
+            OperatorIdentity::Allowed
+        },
         ..ManagerSettings::default()
     };
     let clients = Arc::new(ClientManager::new(source, manager_settings));

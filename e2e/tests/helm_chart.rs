@@ -335,6 +335,7 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
             "--enable-cluster-store-reconciler=false",
             "--enable-cluster-push-secret-reconciler=false",
             "--unsafe-allow-generic-targets=true",
+            "--deny-operator-identity=true",
             "--store-requeue-interval=2m",
             "--controller-class=team-a",
             "--concurrent=4",

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use crate::cache::{ClientCache, ClientKey};
 use crate::client::SharedClient;
-use crate::credentials::SecretSource;
+use crate::credentials::{OperatorIdentity, SecretSource};
 use crate::error::Result;
 use crate::rate_limit::{RateLimit, StoreRateLimiter};
 use crate::registry::{Backend, Registry, StoreRef};
@@ -28,6 +28,8 @@ pub struct ManagerSettings {
     /// Rebuild clients older than this even if their store did not change (picks up rotated
     /// credentials in referenced Secrets); `None` keeps them as long as the store version.
     pub max_client_age: Option<Duration>,
+    /// Whether SecretStores may authenticate as the operator itself (upstream: yes).
+    pub operator_identity: OperatorIdentity,
 }
 
 /// Cached clients for all stores, shared by all controllers.
@@ -42,7 +44,7 @@ impl ClientManager {
     /// A manager reading referenced Secrets through `source`.
     pub fn new(source: Arc<dyn SecretSource>, settings: ManagerSettings) -> Self {
         Self {
-            registry: Registry::new(source),
+            registry: Registry::new(source).with_operator_identity(settings.operator_identity),
             cache: match settings.max_client_age {
                 Some(max_age) => ClientCache::with_max_age(max_age),
                 None => ClientCache::new(),

@@ -98,6 +98,11 @@ pub struct RunArgs {
     /// Allow `spec.target.manifest` (ConfigMaps and custom resources as targets).
     #[arg(long, default_value_t = false, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub unsafe_allow_generic_targets: bool,
+    /// Refuse namespaced SecretStores that would authenticate as the operator itself (Vault
+    /// Kubernetes auth with neither `serviceAccountRef` nor `secretRef`, AWS without `auth`):
+    /// upstream allows it, which lets whoever may create a SecretStore act as the operator.
+    #[arg(long, default_value_t = false, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub deny_operator_identity: bool,
     /// The left delimiter of templates.
     #[arg(long, default_value = "{{")]
     pub template_left_delimiter: String,

@@ -34,8 +34,10 @@ use crate::store::{StoreId, StoreKind};
 use crate::value::{SecretMap, SecretValue};
 
 mod memory;
+mod operator_identity;
 
 pub use memory::MemorySecretSource;
+pub use operator_identity::OperatorIdentity;
 
 /// The parts of a Kubernetes Secret providers use.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -112,6 +114,7 @@ pub struct CredentialResolver {
     source: Arc<dyn SecretSource>,
     store: StoreId,
     caller_namespace: Option<String>,
+    operator_identity: OperatorIdentity,
 }
 
 impl CredentialResolver {
@@ -126,6 +129,7 @@ impl CredentialResolver {
             source,
             store,
             caller_namespace,
+            operator_identity: OperatorIdentity::default(),
         }
     }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use external_secrets_crds::v1::{ClusterSecretStore, SecretStore, SecretStoreSpec};
 
 use crate::client::SharedClient;
-use crate::credentials::{CredentialResolver, SecretSource};
+use crate::credentials::{CredentialResolver, OperatorIdentity, SecretSource};
 use crate::error::Result;
 use crate::provider::{BackendStates, ClientContext};
 use crate::store::{StoreId, StoreKind};
@@ -67,6 +67,7 @@ fn version_of(metadata: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectM
 pub struct Registry {
     source: Arc<dyn SecretSource>,
     states: BackendStates,
+    operator_identity: OperatorIdentity,
 }
 
 impl Registry {
@@ -75,7 +76,14 @@ impl Registry {
         Self {
             source,
             states: BackendStates::default(),
+            operator_identity: OperatorIdentity::default(),
         }
+    }
+
+    /// The same registry, its clients' credentials under `policy`.
+    pub fn with_operator_identity(mut self, policy: OperatorIdentity) -> Self {
+        self.operator_identity = policy;
+        self
     }
 
     /// Checks a store statically: one backend, available in this build, valid configuration.
@@ -98,7 +106,8 @@ impl Registry {
             StoreKind::ClusterSecretStore => caller_namespace.map(str::to_owned),
         };
         let credentials =
-            CredentialResolver::new(self.source.clone(), store.id.clone(), caller_namespace);
+            CredentialResolver::new(self.source.clone(), store.id.clone(), caller_namespace)
+                .with_operator_identity(self.operator_identity);
         backend
             .new_client(ClientContext {
                 store: &store.id,

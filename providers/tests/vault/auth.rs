@@ -12,7 +12,9 @@ use external_secrets_crds::v1::{
     VaultAppRole, VaultAuth, VaultCertAuth, VaultJwtAuth, VaultKubernetesAuth,
     VaultKubernetesServiceAccountTokenAuth, VaultLdapAuth, VaultProvider, VaultUserPassAuth,
 };
-use external_secrets_providers::credentials::{KubeSecretSource, MemorySecretSource};
+use external_secrets_providers::credentials::{
+    KubeSecretSource, MemorySecretSource, OperatorIdentity,
+};
 use external_secrets_providers::request::RemoteRef;
 use external_secrets_providers::{
     ErrorKind, ProviderError, Registry, SharedClient, StoreRef, ValidationResult,
@@ -27,7 +29,7 @@ use std::sync::Arc;
 
 use super::support::vault::{BaoServer, selector, token_auth, token_source};
 use super::support::{NAMESPACE, cluster_with_service_account, unique_name};
-use super::{client, cluster_store_of, text};
+use super::{client, cluster_store_of, store_of, text};
 
 const PASSWORD: &str = "correct horse";
 
@@ -596,4 +598,48 @@ async fn cluster_stores_resolve_referent_credentials_in_the_callers_namespace() 
         .await
         .unwrap();
     assert_eq!(read_db(&caller).await.unwrap(), "v");
+}
+
+#[tokio::test]
+async fn secret_stores_may_be_denied_the_operators_own_service_account_token() {
+    let server = BaoServer::shared();
+    let (mount, _policy) = readable_mount(server).await;
+    let own_token = VaultAuth {
+        kubernetes: Some(VaultKubernetesAuth {
+            mount_path: "kubernetes".into(),
+            role: "reader".into(),
+            ..VaultKubernetesAuth::default()
+        }),
+        ..VaultAuth::default()
+    };
+    let provider = server.provider(&mount, Some(own_token));
+    let denied = Registry::new(Arc::new(credentials(&[])))
+        .with_operator_identity(OperatorIdentity::DeniedToSecretStores);
+    let namespaced = store_of(provider.clone());
+    let error = denied
+        .new_client(&StoreRef::from(&namespaced), Some(NAMESPACE))
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(error.kind(), ErrorKind::InvalidConfig, "{error}");
+    assert!(
+        error.message().starts_with(
+            "kubernetes auth: a SecretStore may not authenticate as the operator's own identity"
+        ),
+        "{error}"
+    );
+    // A ClusterSecretStore keeps upstream's fallback: it goes on to the mounted token (absent
+    // outside a pod).
+    let cluster = cluster_store_of(provider);
+    let error = denied
+        .new_client(&StoreRef::from(&cluster), Some(NAMESPACE))
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        error
+            .message()
+            .contains("cannot read Kubernetes service account token"),
+        "{error}"
+    );
 }

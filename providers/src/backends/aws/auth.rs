@@ -6,7 +6,8 @@
 //!    reference's `audiences`;
 //! 2. `auth.secretRef`: static keys (and a session token) read from Secrets, under the referent
 //!    rules (a ClusterSecretStore reference without a namespace reads the caller's namespace);
-//! 3. otherwise the SDK's default chain (the operator's own environment).
+//! 3. otherwise the SDK's default chain (the operator's own environment), unless
+//!    `--deny-operator-identity` refuses it to SecretStores.
 //!
 //! Then each of `additionalRoles` is assumed in turn, and `role` last, with `externalID`, the
 //! session tags (`sessionTags`, or those `sessionTagsPolicy` builds) and `transitiveTagKeys`.
@@ -49,7 +50,10 @@ pub(super) async fn configure(
             Some(SharedCredentialsProvider::new(identity))
         }
         (None, Some(secret_ref)) => Some(static_keys(secret_ref, credentials).await?),
-        (None, None) => None,
+        (None, None) => {
+            credentials.use_operator_identity("aws default credentials")?;
+            None
+        }
     };
     let mut sdk = sdk_config(&spec.region, base).await;
     let sts = endpoints.sts.as_deref();
@@ -248,7 +252,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::credentials::MemorySecretSource;
+    use crate::credentials::{MemorySecretSource, OperatorIdentity};
     use crate::store::StoreId;
 
     fn resolver() -> CredentialResolver {
@@ -265,6 +269,38 @@ mod tests {
         tags.iter()
             .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
             .collect()
+    }
+
+    #[tokio::test]
+    async fn secret_stores_may_be_denied_the_default_chain() {
+        let no_auth = spec(serde_json::json!({"service": "SecretsManager", "region": "eu-west-1"}));
+        let denied = |store: StoreId| {
+            CredentialResolver::new(
+                Arc::new(MemorySecretSource::default()),
+                store,
+                Some("team".into()),
+            )
+            .with_operator_identity(OperatorIdentity::DeniedToSecretStores)
+        };
+        let endpoints = Endpoints::default();
+        let error = configure(
+            &no_auth,
+            &denied(StoreId::secret_store("team", "aws")),
+            &endpoints,
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(error.kind(), crate::error::ErrorKind::InvalidConfig);
+        assert!(
+            error
+                .message()
+                .starts_with("aws default credentials: a SecretStore may not"),
+            "{error}"
+        );
+        let cluster = denied(StoreId::cluster_secret_store("shared-aws"));
+        assert!(configure(&no_auth, &cluster, &endpoints).await.is_ok());
+        let upstream = resolver();
+        assert!(configure(&no_auth, &upstream, &endpoints).await.is_ok());
     }
 
     #[test]

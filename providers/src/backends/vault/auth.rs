@@ -102,7 +102,10 @@ impl Login<'_> {
                         text(&token.token)
                     }
                     (None, Some(secret)) => text(&self.secret(secret, Some("token")).await?),
-                    (None, None) => mounted_token().await?,
+                    (None, None) => {
+                        self.credentials.use_operator_identity("kubernetes auth")?;
+                        mounted_token().await?
+                    }
                 };
                 let body = json!({"role": kubernetes.role, "jwt": jwt});
                 (
