@@ -1,5 +1,5 @@
 //! What every reconcile shares: the Kubernetes client, the provider client manager, metrics,
-//! the event recorder, the controller class and the per-store memory of validations.
+//! the event queue, the controller class and the per-store memory of validations.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use external_secrets_providers::{ClientManager, StoreId};
 use k8s_openapi::api::core::v1::ObjectReference;
-use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::events::{Event, EventType};
 
 use crate::controllers::backoff::FailureBackoff;
 use crate::controllers::secret_store::status::Validated;
+use crate::event_queue::EventQueue;
 use crate::metrics::Metrics;
 
 /// Upstream's field manager for everything the controller writes.
@@ -58,7 +59,7 @@ pub struct Context {
     pub clients: Arc<ClientManager>,
     /// The exported metrics.
     pub metrics: Arc<Metrics>,
-    recorders: Mutex<HashMap<&'static str, Recorder>>,
+    events: EventQueue,
     /// Command-line settings.
     pub settings: Settings,
     validations: Mutex<HashMap<StoreId, Validated>>,
@@ -75,7 +76,7 @@ impl Context {
         settings: Settings,
     ) -> Self {
         Self {
-            recorders: Mutex::default(),
+            events: EventQueue::new(client.clone()),
             client,
             clients,
             metrics,
@@ -85,26 +86,10 @@ impl Context {
         }
     }
 
-    /// The Event recorder reporting as `component` (upstream's recorder names, e.g.
-    /// `secret-store`), instance from the `POD_NAME` variable; one per component, so its
-    /// deduplication cache is shared.
-    pub fn recorder(&self, component: &'static str) -> Recorder {
-        self.recorders
-            .lock()
-            .expect("recorder lock")
-            .entry(component)
-            .or_insert_with(|| {
-                let reporter = Reporter {
-                    controller: component.to_owned(),
-                    instance: std::env::var("POD_NAME").ok(),
-                };
-                Recorder::new(self.client.clone(), reporter)
-            })
-            .clone()
-    }
-
-    /// Publishes an Event about `object` as `component`. A failure to record it is logged and
-    /// otherwise ignored: events are informative, never a reason to fail a sync.
+    /// Queues an Event about `object` as `component` (upstream's recorder names, e.g.
+    /// `secret-store`; the instance is the `POD_NAME` variable). The reconcile does not wait
+    /// for it: events are informative, never a reason to delay or fail a sync; a full queue
+    /// drops the event and counts it.
     pub async fn publish(
         &self,
         component: &'static str,
@@ -121,12 +106,8 @@ impl Context {
             action: action.to_owned(),
             secondary: None,
         };
-        if let Err(error) = self.recorder(component).publish(&event, object).await {
-            tracing::warn!(
-                object = object.name.as_deref().unwrap_or_default(),
-                %error,
-                "could not publish event"
-            );
+        if !self.events.send(component, object.clone(), event) {
+            self.metrics.event_dropped();
         }
     }
 

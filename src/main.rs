@@ -5,6 +5,7 @@ mod certcontroller;
 mod cli;
 mod context;
 mod controllers;
+mod event_queue;
 mod generators;
 mod kube_client;
 mod labels;

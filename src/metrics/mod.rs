@@ -51,6 +51,7 @@ pub struct Metrics {
     sync_errors: CountingGauge<StoreLabels>,
     provider_calls: CountingGauge<ProviderCallLabels>,
     api_requests: Family<RequestLabels, Counter>,
+    events_dropped: Counter,
     cluster_external_secrets: ObjectGauges,
     cluster_push_secrets: ObjectGauges,
     push_secrets: ObjectGauges,
@@ -197,6 +198,12 @@ impl Default for Metrics {
             "Number of HTTP requests, partitioned by status code, method, and host",
             api_requests.clone(),
         );
+        let events_dropped = Counter::default();
+        registry.register(
+            "events_dropped",
+            "Events not sent because the event queue was full (not an upstream metric)",
+            events_dropped.clone(),
+        );
         let cluster_external_secrets = ObjectGauges::register(
             &mut registry,
             "clusterexternalsecret",
@@ -208,6 +215,7 @@ impl Default for Metrics {
         Self {
             registry,
             api_requests,
+            events_dropped,
             cluster_external_secrets,
             cluster_push_secrets,
             push_secrets,
@@ -233,6 +241,11 @@ impl Metrics {
     /// Counts one request to the Kubernetes API (client-go's `rest_client_requests_total`).
     pub fn count_api_request(&self, labels: RequestLabels) {
         self.api_requests.get_or_create(&labels).inc();
+    }
+
+    /// Counts one Event dropped by the full event queue.
+    pub fn event_dropped(&self) {
+        self.events_dropped.inc();
     }
 
     /// The text exposition of every metric.

@@ -61,14 +61,23 @@ fn patches(requests: &Mutex<Vec<Recorded>>) -> Vec<Recorded> {
         .collect()
 }
 
-fn events(requests: &Mutex<Vec<Recorded>>) -> Vec<Value> {
-    requests
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|(method, path, _)| method == "POST" && path.ends_with("/events"))
-        .map(|(_, _, body)| body.clone())
-        .collect()
+/// The Events posted so far, once there are `wanted` (they leave through the event queue,
+/// after the reconcile returned); fails after ten seconds.
+async fn events(requests: &Mutex<Vec<Recorded>>, wanted: usize) -> Vec<Value> {
+    for _ in 0..1000 {
+        let posted: Vec<Value> = requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(method, path, _)| method == "POST" && path.ends_with("/events"))
+            .map(|(_, _, body)| body.clone())
+            .collect();
+        if posted.len() >= wanted {
+            return posted;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("fewer than {wanted} events were posted");
 }
 
 #[tokio::test]
@@ -92,7 +101,7 @@ async fn fake_store_becomes_ready_with_capabilities() {
     assert_eq!(condition["status"], "True");
     assert_eq!(condition["reason"], "Valid");
     assert_eq!(condition["message"], "store validated");
-    let events = events(&requests);
+    let events = events(&requests, 1).await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["type"], "Normal");
     assert_eq!(events[0]["reason"], "Valid");
@@ -133,7 +142,7 @@ async fn unsupported_provider_is_invalid_provider_config_and_waits_for_change() 
         message.contains("provider \"volcengine\" is not supported by this build"),
         "{message}"
     );
-    let events = events(&requests);
+    let events = events(&requests, 1).await;
     assert_eq!(events[0]["type"], "Warning");
     assert_eq!(events[0]["reason"], "InvalidProviderConfig");
 }

@@ -1,0 +1,206 @@
+//! Events leave the reconciles through one bounded queue, as client-go's broadcaster sends them:
+//! a reconcile never waits for an Event to reach the API server (a `Created` event used to
+//! delay the Ready status behind it), a full queue drops the event and counts it instead of
+//! growing (client-go's `maxQueuedEvents`, 1000), and each object may send a burst of 25
+//! events, then one per five minutes (client-go's `EventSourceObjectSpamFilter` defaults), so
+//! an object that fails in a loop cannot flood the API server. Identical repeats within that
+//! allowance become one Event with a growing series count (kube-rs' recorder, as client-go's
+//! correlator).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::ObjectReference;
+use kube::runtime::events::{Event, Recorder, Reporter};
+use tokio::sync::mpsc;
+
+/// Events waiting to be sent (client-go's `maxQueuedEvents`).
+const CAPACITY: usize = 1000;
+/// Events one object may send at once (client-go's `defaultSpamBurst`).
+const SPAM_BURST: f64 = 25.0;
+/// Time to earn one more event after the burst (client-go's `defaultSpamQPS`, 1/300).
+const SPAM_REFILL: Duration = Duration::from_secs(300);
+/// Objects whose allowance is remembered (client-go's `maxLruCacheEntries`).
+const SPAM_KEYS: usize = 4096;
+
+/// The queue and the task that drains it, started with the first event.
+pub struct EventQueue {
+    client: kube::Client,
+    sender: OnceLock<mpsc::Sender<Pending>>,
+}
+
+struct Pending {
+    component: &'static str,
+    object: ObjectReference,
+    event: Event,
+}
+
+impl EventQueue {
+    /// A queue sending through `client`.
+    pub fn new(client: kube::Client) -> Self {
+        Self {
+            client,
+            sender: OnceLock::new(),
+        }
+    }
+
+    /// Queues `event` about `object`, reported as `component`; `false` when the queue is full
+    /// and the event was dropped. Must be called within the tokio runtime.
+    pub fn send(&self, component: &'static str, object: ObjectReference, event: Event) -> bool {
+        let sender = self.sender.get_or_init(|| {
+            let (sender, receiver) = mpsc::channel(CAPACITY);
+            tokio::spawn(drain(self.client.clone(), receiver));
+            sender
+        });
+        let pending = Pending {
+            component,
+            object,
+            event,
+        };
+        sender.try_send(pending).is_ok()
+    }
+}
+
+/// Sends queued events one at a time, within each object's allowance.
+async fn drain(client: kube::Client, mut receiver: mpsc::Receiver<Pending>) {
+    let mut recorders: HashMap<&'static str, Recorder> = HashMap::new();
+    let mut allowances = Allowances::default();
+    while let Some(pending) = receiver.recv().await {
+        if !allowances.take(pending.component, &pending.object, Instant::now()) {
+            continue;
+        }
+        let recorder = recorders.entry(pending.component).or_insert_with(|| {
+            let reporter = Reporter {
+                controller: pending.component.to_owned(),
+                instance: std::env::var("POD_NAME").ok(),
+            };
+            Recorder::new(client.clone(), reporter)
+        });
+        if let Err(error) = recorder.publish(&pending.event, &pending.object).await {
+            tracing::warn!(
+                object = pending.object.name.as_deref().unwrap_or_default(),
+                %error,
+                "could not publish event"
+            );
+        }
+    }
+}
+
+/// Per-object token buckets of the spam filter.
+#[derive(Default)]
+struct Allowances {
+    buckets: HashMap<String, Bucket>,
+}
+
+struct Bucket {
+    tokens: f64,
+    updated: Instant,
+}
+
+impl Allowances {
+    /// Whether `component` may send one more event about `object` at `now` (and spends it).
+    fn take(&mut self, component: &str, object: &ObjectReference, now: Instant) -> bool {
+        let key = spam_key(component, object);
+        if !self.buckets.contains_key(&key) && self.buckets.len() >= SPAM_KEYS {
+            self.forget_refilled(now);
+        }
+        let bucket = self.buckets.entry(key).or_insert(Bucket {
+            tokens: SPAM_BURST,
+            updated: now,
+        });
+        let earned =
+            now.saturating_duration_since(bucket.updated).as_secs_f64() / SPAM_REFILL.as_secs_f64();
+        bucket.tokens = (bucket.tokens + earned).min(SPAM_BURST);
+        bucket.updated = now;
+        if bucket.tokens < 1.0 {
+            return false;
+        }
+        bucket.tokens -= 1.0;
+        true
+    }
+
+    /// Makes room: a full bucket is the same as none; if every bucket is in use, all are
+    /// forgotten (which only ever allows more events, never blocks one wrongly for long).
+    fn forget_refilled(&mut self, now: Instant) {
+        self.buckets.retain(|_, bucket| {
+            let earned = now.saturating_duration_since(bucket.updated).as_secs_f64()
+                / SPAM_REFILL.as_secs_f64();
+            bucket.tokens + earned < SPAM_BURST
+        });
+        if self.buckets.len() >= SPAM_KEYS {
+            self.buckets.clear();
+        }
+    }
+}
+
+/// client-go's spam key: the reporting component and the object.
+fn spam_key(component: &str, object: &ObjectReference) -> String {
+    [
+        component,
+        object.api_version.as_deref().unwrap_or_default(),
+        object.kind.as_deref().unwrap_or_default(),
+        object.namespace.as_deref().unwrap_or_default(),
+        object.name.as_deref().unwrap_or_default(),
+        object.uid.as_deref().unwrap_or_default(),
+    ]
+    .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(name: &str) -> ObjectReference {
+        ObjectReference {
+            kind: Some("ExternalSecret".into()),
+            namespace: Some("team".into()),
+            name: Some(name.into()),
+            uid: Some(format!("uid-{name}")),
+            ..ObjectReference::default()
+        }
+    }
+
+    #[test]
+    fn an_object_gets_a_burst_then_one_event_per_refill() {
+        let mut allowances = Allowances::default();
+        let start = Instant::now();
+        let sent = (0..40)
+            .filter(|_| allowances.take("c", &object("a"), start))
+            .count();
+        assert_eq!(sent, 25);
+        assert!(!allowances.take("c", &object("a"), start + SPAM_REFILL / 2));
+        assert!(allowances.take("c", &object("a"), start + SPAM_REFILL));
+        assert!(!allowances.take("c", &object("a"), start + SPAM_REFILL));
+        // Another object, or another component about the same object, has its own allowance.
+        assert!(allowances.take("c", &object("b"), start));
+        assert!(allowances.take("other", &object("a"), start));
+    }
+
+    #[test]
+    fn remembered_objects_are_bounded() {
+        let mut allowances = Allowances::default();
+        let start = Instant::now();
+        for index in 0..(SPAM_KEYS * 3) {
+            assert!(allowances.take("c", &object(&index.to_string()), start));
+            assert!(allowances.buckets.len() <= SPAM_KEYS);
+        }
+        // Refilled buckets are forgotten first: a spent one survives making room.
+        let mut allowances = Allowances::default();
+        for _ in 0..25 {
+            allowances.take("c", &object("spent"), start);
+        }
+        for index in 0..(SPAM_KEYS - 1) {
+            allowances.take("c", &object(&index.to_string()), start);
+        }
+        let later = start + SPAM_REFILL * 2;
+        assert!(allowances.take("c", &object("new"), later));
+        let kept: Vec<&String> = allowances.buckets.keys().collect();
+        let (spent, new) = (
+            spam_key("c", &object("spent")),
+            spam_key("c", &object("new")),
+        );
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(kept.contains(&&spent) && kept.contains(&&new), "{kept:?}");
+    }
+}
