@@ -47,7 +47,7 @@
 mod config;
 mod generator;
 mod http;
-mod response;
+pub mod response;
 
 use std::collections::BTreeMap;
 
