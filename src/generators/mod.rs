@@ -2,7 +2,7 @@
 //! of reading them from a store, used through an ExternalSecret's
 //! `dataFrom[].sourceRef.generatorRef` (and a PushSecret's `selector.generatorRef`). This build
 //! generates with `Password`, `UUID`, `Fake`, `SSHKey`, `VaultDynamicSecret`,
-//! `STSSessionToken`, `ECRAuthorizationToken`, `Webhook` and `MFA`, directly or wrapped in a
+//! `STSSessionToken`, `ECRAuthorizationToken`, `ACRAccessToken`, `Webhook` and `MFA`, directly or wrapped in a
 //! `ClusterGenerator`; other kinds are refused by name. One module per kind; the network kinds
 //! call the provider code of their backend (its clients and authentication).
 //!
@@ -18,6 +18,7 @@
 //! generator "in" that namespace); a reference naming another namespace is refused, where
 //! upstream ignores the namespace it names.
 
+mod acr_access_token;
 mod ecr_authorization_token;
 mod error;
 mod fake;
@@ -132,9 +133,9 @@ fn generator(kind: GeneratorRefKind) -> Result<&'static dyn DynGenerator, Error>
         Kind::EcrAuthorizationToken => Ok(&ecr_authorization_token::EcrAuthorizationTokenGenerator),
         Kind::Webhook => Ok(&webhook::WebhookGenerator),
         Kind::Mfa => Ok(&mfa::MfaGenerator),
+        Kind::AcrAccessToken => Ok(&acr_access_token::AcrAccessTokenGenerator),
         // A ClusterGenerator wraps one of the above; it does not generate by itself.
         Kind::ClusterGenerator
-        | Kind::AcrAccessToken
         | Kind::BeyondtrustWorkloadCredentialsDynamicSecret
         | Kind::CloudsmithAccessToken
         | Kind::GcrAccessToken
