@@ -120,21 +120,15 @@ fn registry_error(status: StatusCode, code: &str, message: &str) -> Response {
     )
 }
 
-/// The form fields of a token request, or the refusal of a malformed one.
+/// The form fields of a token request, or why it is malformed (a 400).
 fn form(
     shared: &Shared,
     headers: &HeaderMap,
     body: &Bytes,
     grant: &str,
     required: &[&str],
-) -> Result<HashMap<String, String>, Response> {
-    let malformed = |message: &str| {
-        Err(registry_error(
-            StatusCode::BAD_REQUEST,
-            "UNSUPPORTED",
-            message,
-        ))
-    };
+) -> Result<HashMap<String, String>, String> {
+    let malformed = |message: &str| Err(message.to_owned());
     if !header(headers, "content-type")
         .is_some_and(|kind| kind.starts_with("application/x-www-form-urlencoded"))
     {
@@ -166,7 +160,9 @@ async fn exchange(State(shared): State<Shared>, headers: HeaderMap, body: Bytes)
     let required = ["grant_type", "service", "access_token"];
     let form = match form(&shared, &headers, &body, "access_token", &required) {
         Ok(form) => form,
-        Err(refusal) => return refusal,
+        Err(message) => {
+            return registry_error(StatusCode::BAD_REQUEST, "UNSUPPORTED", &message);
+        }
     };
     let tenant = form.get("tenant").cloned().unwrap_or_default();
     if !tenant.is_empty() && tenant != shared.tenant {
@@ -197,7 +193,9 @@ async fn token(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) ->
     let required = ["grant_type", "service", "scope", "refresh_token"];
     let form = match form(&shared, &headers, &body, "refresh_token", &required) {
         Ok(form) => form,
-        Err(refusal) => return refusal,
+        Err(message) => {
+            return registry_error(StatusCode::BAD_REQUEST, "UNSUPPORTED", &message);
+        }
     };
     let known = form
         .get("refresh_token")
