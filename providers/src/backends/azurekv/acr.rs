@@ -22,13 +22,11 @@ use external_secrets_crds::generators::AcrAccessTokenSpec;
 use external_secrets_crds::v1::{
     AzureAuthType, AzureEnvironmentType, AzureKvAuth, AzureKvProvider,
 };
-use serde::Deserialize;
+use std::collections::HashMap;
 
-use super::Endpoints;
-use super::auth::{ANNOTATION_CLIENT_ID, ANNOTATION_TENANT_ID, TokenSource, encode_form};
-use super::config::Cloud;
+use super::auth::{ANNOTATION_CLIENT_ID, ANNOTATION_TENANT_ID, encode_form};
 use super::error::read_body;
-use super::http::https_client;
+use super::{Endpoints, token_source};
 use crate::credentials::{CredentialResolver, Referent};
 use crate::error::{ErrorKind, ProviderError, Result};
 use crate::transport::transport_error;
@@ -58,17 +56,7 @@ pub async fn generate(
             }
         }
     }
-    let cloud = Cloud::resolve(&kv_spec, endpoints.authority_host.as_deref())?;
-    let http = https_client(endpoints.extra_ca_pem.as_deref())?;
-    let tokens = TokenSource::resolve(
-        &kv_spec,
-        credentials,
-        http.clone(),
-        cloud.authority,
-        endpoints.imds,
-        &endpoints.workload,
-    )
-    .await?;
+    let (http, tokens) = token_source(&kv_spec, credentials, endpoints).await?;
     let aad_token = tokens.token(resource).await?;
     let registry = Registry {
         http,
@@ -158,16 +146,6 @@ struct Registry {
     name: String,
 }
 
-#[derive(Deserialize)]
-struct RefreshAnswer {
-    refresh_token: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct AccessAnswer {
-    access_token: Option<String>,
-}
-
 impl Registry {
     /// Exchanges an Entra ID token for an ACR refresh token.
     async fn refresh_token(&self, aad_token: &SecretValue, tenant: &str) -> Result<SecretValue> {
@@ -177,21 +155,12 @@ impl Registry {
             ("tenant", tenant),
             ("access_token", aad_token.expose_str().unwrap_or_default()),
         ];
-        let (status, body) = self.post("exchange", &form).await?;
-        if status != reqwest::StatusCode::OK {
-            return Err(status_error(
-                status,
-                format!(
-                    "count not generate refresh token, unexpected status code {}, expected 200",
-                    status.as_u16()
-                ),
-            ));
-        }
-        let answer: RefreshAnswer = serde_json::from_slice(&body).map_err(|_| unreadable())?;
-        answer
-            .refresh_token
-            .map(|token| SecretValue::new(token.into_bytes()))
-            .ok_or_else(no_token)
+        self.exchange("exchange", &form, "refresh_token", |status| {
+            format!(
+                "count not generate refresh token, unexpected status code {status}, expected 200"
+            )
+        })
+        .await
     }
 
     /// Exchanges an ACR refresh token for an access token limited to `scope`.
@@ -205,28 +174,21 @@ impl Registry {
                 refresh_token.expose_str().unwrap_or_default(),
             ),
         ];
-        let (status, body) = self.post("token", &form).await?;
-        if status != reqwest::StatusCode::OK {
-            return Err(status_error(
-                status,
-                format!(
-                    "could not generate access token, unexpected status code: {}",
-                    status.as_u16()
-                ),
-            ));
-        }
-        let answer: AccessAnswer = serde_json::from_slice(&body).map_err(|_| unreadable())?;
-        answer
-            .access_token
-            .map(|token| SecretValue::new(token.into_bytes()))
-            .ok_or_else(no_token)
+        self.exchange("token", &form, "access_token", |status| {
+            format!("could not generate access token, unexpected status code: {status}")
+        })
+        .await
     }
 
-    async fn post(
+    /// Posts `form` to `/oauth2/<endpoint>` and returns the answer's `field`; a status other
+    /// than 200 is refused with `refused(status)` (upstream's messages).
+    async fn exchange(
         &self,
         endpoint: &str,
         form: &[(&str, &str)],
-    ) -> Result<(reqwest::StatusCode, Vec<u8>)> {
+        field: &str,
+        refused: impl Fn(u16) -> String,
+    ) -> Result<SecretValue> {
         let pairs: Vec<(String, String)> = form
             .iter()
             .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
@@ -243,7 +205,17 @@ impl Registry {
             .await
             .map_err(|error| transport_error("unable to get authorization token", error))?;
         let status = response.status();
-        Ok((status, read_body(response).await?))
+        let body = read_body(response).await?;
+        if status != reqwest::StatusCode::OK {
+            return Err(status_error(status, refused(status.as_u16())));
+        }
+        let answer: HashMap<String, serde_json::Value> = serde_json::from_slice(&body)
+            .map_err(|_| ProviderError::invalid_data("unable to get token: unreadable answer"))?;
+        answer
+            .get(field)
+            .and_then(serde_json::Value::as_str)
+            .map(SecretValue::from)
+            .ok_or_else(|| ProviderError::invalid_data("unable to get token"))
     }
 }
 
@@ -258,16 +230,9 @@ fn status_error(status: reqwest::StatusCode, message: String) -> ProviderError {
     ProviderError::new(kind, message)
 }
 
-fn unreadable() -> ProviderError {
-    ProviderError::invalid_data("unable to get token: unreadable answer")
-}
-
-fn no_token() -> ProviderError {
-    ProviderError::invalid_data("unable to get token")
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::config::Cloud;
     use super::*;
 
     fn spec(json: serde_json::Value) -> AcrAccessTokenSpec {

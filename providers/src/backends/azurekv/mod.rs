@@ -118,6 +118,27 @@ impl Endpoints {
     }
 }
 
+/// The HTTPS client and token source of `spec`'s credentials, Entra ID and IMDS reached as
+/// `endpoints` say (shared by the vault client and the ACR generator).
+async fn token_source(
+    spec: &AzureKvProvider,
+    credentials: CredentialResolver,
+    endpoints: Endpoints,
+) -> Result<(reqwest::Client, TokenSource)> {
+    let http = https_client(endpoints.extra_ca_pem.as_deref())?;
+    let cloud = Cloud::resolve(spec, endpoints.authority_host.as_deref())?;
+    let tokens = TokenSource::resolve(
+        spec,
+        credentials,
+        http.clone(),
+        cloud.authority,
+        endpoints.imds,
+        &endpoints.workload,
+    )
+    .await?;
+    Ok((http, tokens))
+}
+
 /// A client of one vault.
 pub struct AzureKvClient {
     /// `None` for a ClusterSecretStore with referent credentials validated without a caller.
@@ -139,23 +160,9 @@ impl AzureKvClient {
         {
             return Ok(Self { vault: None });
         }
-        let http = https_client(endpoints.extra_ca_pem.as_deref())?;
-        let cloud = Cloud::resolve(spec, endpoints.authority_host.as_deref())?;
-        let tokens = TokenSource::resolve(
-            spec,
-            credentials,
-            http.clone(),
-            cloud.authority,
-            endpoints.imds,
-            &endpoints.workload,
-        )
-        .await?;
-        let vault = Vault::new(
-            http,
-            &spec.vault_url,
-            tokens,
-            endpoints.verify_challenge_resource,
-        )?;
+        let verify_challenge_resource = endpoints.verify_challenge_resource;
+        let (http, tokens) = token_source(spec, credentials, endpoints).await?;
+        let vault = Vault::new(http, &spec.vault_url, tokens, verify_challenge_resource)?;
         Ok(Self { vault: Some(vault) })
     }
 
