@@ -373,6 +373,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn acr_access_tokens_are_generated_directly_and_inside_cluster_generators() {
+        let objects = Objects(
+            [
+                (
+                    "direct".to_owned(),
+                    json!({"spec": {"registry": "r.azurecr.io", "auth": {}}}),
+                ),
+                (
+                    "wrapped".to_owned(),
+                    json!({"spec": {"kind": "ACRAccessToken", "generator": {
+                        "acrAccessTokenSpec": {"registry": "r.azurecr.io", "auth": {}}}}}),
+                ),
+            ]
+            .into(),
+        );
+        // No auth method: refused by the generator (not as an unsupported kind) before any I/O.
+        let direct = generate(&objects, "ns", &reference("ACRAccessToken", "direct"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert_eq!(direct, "unexpeted configuration");
+        let wrapped = generate(&objects, "ns", &reference("ClusterGenerator", "wrapped"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            wrapped,
+            "spec.generator.acrAccessTokenSpec: unexpeted configuration"
+        );
+    }
+
+    #[tokio::test]
     async fn cluster_generators_wrap_ssh_keys() {
         let objects = Objects(
             [(
