@@ -2,7 +2,7 @@
 //! (service principal with secret and certificate, managed identity with and without an
 //! identity id, workload identity from a TokenRequest and from the webhook's token file), the
 //! challenge, token caching, object types, versions, tags, paging, disabled secrets, and pushes
-//! with ownership and metadata.
+//! with ownership and metadata; the ACRAccessToken generator's exchange in `azure/acr.rs`.
 
 #![cfg(feature = "azurekv")]
 
@@ -341,3 +341,6 @@ async fn challenge_resource_is_checked_outside_tests() {
 
 #[path = "azure/objects.rs"]
 mod objects;
+
+#[path = "azure/acr.rs"]
+mod acr;

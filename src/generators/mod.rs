@@ -2,7 +2,7 @@
 //! of reading them from a store, used through an ExternalSecret's
 //! `dataFrom[].sourceRef.generatorRef` (and a PushSecret's `selector.generatorRef`). This build
 //! generates with `Password`, `UUID`, `Fake`, `SSHKey`, `VaultDynamicSecret`,
-//! `STSSessionToken`, `ECRAuthorizationToken`, `Webhook` and `MFA`, directly or wrapped in a
+//! `STSSessionToken`, `ECRAuthorizationToken`, `ACRAccessToken`, `Webhook` and `MFA`, directly or wrapped in a
 //! `ClusterGenerator`; other kinds are refused by name. One module per kind; the network kinds
 //! call the provider code of their backend (its clients and authentication).
 //!
@@ -18,6 +18,7 @@
 //! generator "in" that namespace); a reference naming another namespace is refused, where
 //! upstream ignores the namespace it names.
 
+mod acr_access_token;
 mod ecr_authorization_token;
 mod error;
 mod fake;
@@ -132,9 +133,9 @@ fn generator(kind: GeneratorRefKind) -> Result<&'static dyn DynGenerator, Error>
         Kind::EcrAuthorizationToken => Ok(&ecr_authorization_token::EcrAuthorizationTokenGenerator),
         Kind::Webhook => Ok(&webhook::WebhookGenerator),
         Kind::Mfa => Ok(&mfa::MfaGenerator),
+        Kind::AcrAccessToken => Ok(&acr_access_token::AcrAccessTokenGenerator),
         // A ClusterGenerator wraps one of the above; it does not generate by itself.
         Kind::ClusterGenerator
-        | Kind::AcrAccessToken
         | Kind::BeyondtrustWorkloadCredentialsDynamicSecret
         | Kind::CloudsmithAccessToken
         | Kind::GcrAccessToken
@@ -368,6 +369,38 @@ mod tests {
         assert_eq!(
             gcr,
             "generator kind \"GCRAccessToken\" is not supported by this build"
+        );
+    }
+
+    #[tokio::test]
+    async fn acr_access_tokens_are_generated_directly_and_inside_cluster_generators() {
+        let objects = Objects(
+            [
+                (
+                    "direct".to_owned(),
+                    json!({"spec": {"registry": "r.azurecr.io", "auth": {}}}),
+                ),
+                (
+                    "wrapped".to_owned(),
+                    json!({"spec": {"kind": "ACRAccessToken", "generator": {
+                        "acrAccessTokenSpec": {"registry": "r.azurecr.io", "auth": {}}}}}),
+                ),
+            ]
+            .into(),
+        );
+        // No auth method: refused by the generator (not as an unsupported kind) before any I/O.
+        let direct = generate(&objects, "ns", &reference("ACRAccessToken", "direct"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert_eq!(direct, "unexpeted configuration");
+        let wrapped = generate(&objects, "ns", &reference("ClusterGenerator", "wrapped"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            wrapped,
+            "spec.generator.acrAccessTokenSpec: unexpeted configuration"
         );
     }
 

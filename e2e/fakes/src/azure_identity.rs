@@ -14,7 +14,7 @@
 //! not check that token's signature, which Entra ID does against the issuer's keys) and "How to
 //! use managed identities for Azure resources on an Azure VM to acquire an access token"
 //! (`Metadata: true` header, `api-version` and `resource` query parameters, optional
-//! `client_id`). Errors are the OAuth 2.0 bodies `{"error": ..., "error_description": ...}` with
+//! `client_id` or `msi_res_id`). Errors are the OAuth 2.0 bodies `{"error": ..., "error_description": ...}` with
 //! Entra ID's AADSTS codes. Issued tokens are opaque and remembered with their resource, so the
 //! Key Vault fake accepts only tokens issued for its audience.
 
@@ -85,8 +85,9 @@ impl SharedDirectory {
             .insert((tenant.to_owned(), client_id.to_owned()), credential);
     }
 
-    /// Assigns a managed identity with `client_id` to "this machine"; the first one assigned is
-    /// the default IMDS answers for when no `client_id` is asked.
+    /// Assigns a managed identity with `client_id` (or ARM resource id, as IMDS's `msi_res_id`
+    /// names it) to "this machine"; the first one assigned is the default IMDS answers for when
+    /// no identity is named.
     pub fn assign_managed_identity(&self, client_id: &str) {
         self.lock().managed_identities.push(client_id.to_owned());
     }
@@ -342,9 +343,20 @@ async fn imds(State((directory, _)): State<TokenState>, headers: HeaderMap, uri:
             "Required query variable 'resource' is missing",
         );
     };
+    // A user-assigned identity is named by client id or by ARM resource id, not both.
+    let named = match (query.get("client_id"), query.get("msi_res_id")) {
+        (Some(_), Some(_)) => {
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "Multiple identity parameters specified",
+            );
+        }
+        (client_id, resource_id) => client_id.or(resource_id),
+    };
     let known = {
         let identities = &directory.lock().managed_identities;
-        match query.get("client_id") {
+        match named {
             Some(id) => identities.contains(id),
             None => !identities.is_empty(),
         }

@@ -9,6 +9,7 @@
 
 pub mod azure_identity;
 pub mod azure_keyvault;
+pub mod azure_registry;
 pub mod google;
 pub mod onepassword;
 pub mod server;

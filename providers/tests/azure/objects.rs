@@ -325,3 +325,70 @@ async fn pushed_pem_certificates_are_imported() {
         .unwrap_err();
     assert_eq!(refused.kind(), ErrorKind::InvalidRequest, "{refused}");
 }
+
+/// A PKCS#12 archive without password of the test certificate and its key, written with
+/// p12-keystore (AES-256 PBES2 and an HMAC-SHA-256 MAC, as go-pkcs12's Modern encoder).
+fn pkcs12_archive() -> Vec<u8> {
+    use p12_keystore::{Certificate, KeyStore, KeyStoreEntry, PrivateKey, PrivateKeyChain};
+    let der = CertificateDer::from_pem_slice(CERT_BUNDLE.as_bytes()).unwrap();
+    let PrivateKeyDer::Pkcs8(key) = PrivateKeyDer::from_pem_slice(CERT_BUNDLE.as_bytes()).unwrap()
+    else {
+        panic!("the test key is PKCS#8");
+    };
+    let chain = PrivateKeyChain::new(
+        b"key-1".to_vec(),
+        PrivateKey::from_der(key.secret_pkcs8_der()).unwrap(),
+        [Certificate::from_der(der.as_ref()).unwrap()],
+    );
+    let mut store = KeyStore::new();
+    store.add_entry("tls", KeyStoreEntry::PrivateKeyChain(chain));
+    store.writer("").write().unwrap()
+}
+
+#[tokio::test]
+async fn pushed_pkcs12_certificates_are_imported_and_other_values_refused() {
+    let fake = start_fake().await;
+    let client = secret_client(&fake).await;
+    let archive = pkcs12_archive();
+    let request = |value: &[u8]| {
+        let data = [("value".to_owned(), SecretValue::from(value))].into();
+        PushRequest::single(data, "value", "cert/p12")
+    };
+    client.push_secret(&request(&archive)).await.unwrap();
+    let der = CertificateDer::from_pem_slice(CERT_BUNDLE.as_bytes()).unwrap();
+    let read = client
+        .get_secret(&RemoteRef::new("cert/p12"))
+        .await
+        .unwrap();
+    assert_eq!(read.expose(), der.as_ref());
+    let bundle = fake.bundle(Kind::Certificate, "p12").unwrap();
+    assert_eq!(bundle["tags"], json!({"managed-by": "external-secrets"}));
+    let imports = || {
+        fake.server
+            .requests()
+            .into_iter()
+            .filter(|request| request.path == "/certificates/p12/import")
+            .count()
+    };
+    assert_eq!(imports(), 1);
+    // The same certificate again (a new archive: fresh salts) is not imported again.
+    client
+        .push_secret(&request(&pkcs12_archive()))
+        .await
+        .unwrap();
+    assert_eq!(imports(), 1);
+    assert_eq!(
+        fake.bundle(Kind::Certificate, "p12").unwrap()["id"],
+        bundle["id"]
+    );
+    let refused = client
+        .push_secret(&request(b"not a certificate"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.message(),
+        "value from secret is not a valid certificate: could not parse certificate value as \
+         PKCS#12, DER or PEM"
+    );
+    assert_eq!(imports(), 1);
+}

@@ -81,6 +81,7 @@ pub fn credentials(secret: &str) -> MemorySecretSource {
 pub fn endpoints(fake: &KeyVaultFake, workload: WorkloadEnvironment) -> Endpoints {
     Endpoints {
         imds: fake.server.url.clone(),
+        authority_host: None,
         extra_ca_pem: Some(fake.server.ca_pem.clone().into_bytes()),
         verify_challenge_resource: false,
         workload,

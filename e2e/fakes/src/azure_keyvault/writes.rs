@@ -120,9 +120,10 @@ pub(super) fn import_key(vault: &mut Vault, origin: &str, name: &str, body: Valu
     (StatusCode::OK, axum::Json(bundle(Kind::Key, &version))).into_response()
 }
 
-/// Import Certificate: a PEM bundle (policy content type `application/x-pem-file`) must hold
-/// the certificate and its private key. PKCS#12 (`application/x-pkcs12`, the default) is refused
-/// by this fake, which cannot read it.
+/// Import Certificate: a PEM bundle (policy content type `application/x-pem-file`) or a base64
+/// PKCS#12 archive (`application/x-pkcs12`, the default; `pwd` its password, empty when absent)
+/// must hold the certificate and its private key; the certificate (the archive's first) is
+/// what the vault keeps as `cer`.
 pub(super) fn import_certificate(
     vault: &mut Vault,
     origin: &str,
@@ -139,27 +140,17 @@ pub(super) fn import_certificate(
     let Some(value) = body.get("value").and_then(Value::as_str) else {
         return bad("Property value is required.");
     };
-    if content_type != "application/x-pem-file" {
-        return bad("This fake imports PEM certificates only.");
-    }
-    let block = |label: &str| -> Option<String> {
-        let begin = format!("-----BEGIN {label}-----");
-        let start = value.find(&begin)? + begin.len();
-        let end = value[start..].find("-----END")? + start;
-        Some(
-            value[start..end]
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect(),
-        )
+    let certificate = match content_type {
+        "application/x-pem-file" => pem_certificate(value),
+        "application/x-pkcs12" => {
+            let password = body.get("pwd").and_then(Value::as_str).unwrap_or_default();
+            pkcs12_certificate(value, password)
+        }
+        _ => Err("The specified certificate content type is not supported."),
     };
-    let has_key = ["PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY"]
-        .iter()
-        .any(|label| block(label).is_some());
-    let Some(certificate) = block("CERTIFICATE").filter(|_| has_key) else {
-        return bad(
-            "The specified PEM X.509 certificate content is in an unexpected format. Please check if certificate is in valid PEM format.",
-        );
+    let certificate = match certificate {
+        Ok(certificate) => certificate,
+        Err(message) => return bad(message),
     };
     let tags = match string_tags(&body) {
         Ok(tags) => tags,
@@ -180,6 +171,44 @@ pub(super) fn import_certificate(
         axum::Json(bundle(Kind::Certificate, &version)),
     )
         .into_response()
+}
+
+/// The base64 certificate of a PEM bundle that also holds a private key.
+fn pem_certificate(value: &str) -> Result<String, &'static str> {
+    let block = |label: &str| -> Option<String> {
+        let begin = format!("-----BEGIN {label}-----");
+        let start = value.find(&begin)? + begin.len();
+        let end = value[start..].find("-----END")? + start;
+        Some(
+            value[start..end]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect(),
+        )
+    };
+    let has_key = ["PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY"]
+        .iter()
+        .any(|label| block(label).is_some());
+    block("CERTIFICATE").filter(|_| has_key).ok_or(
+        "The specified PEM X.509 certificate content is in an unexpected format. Please check if certificate is in valid PEM format.",
+    )
+}
+
+/// The base64 first certificate of a base64 PKCS#12 archive holding exactly one private key.
+fn pkcs12_certificate(value: &str, password: &str) -> Result<String, &'static str> {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    const UNREADABLE: &str = "The specified PKCS#12 X.509 certificate content can not be read. Please check if certificate is in valid PKCS#12 format.";
+    let archive = STANDARD.decode(value).map_err(|_| UNREADABLE)?;
+    let archive =
+        p12_keystore::Pkcs12Archive::from_pkcs12(&archive, password).map_err(|_| UNREADABLE)?;
+    if archive.keys.len() != 1 {
+        return Err(
+            "Private key is not specified in the specified X.509 PKCS#12 certificate content.",
+        );
+    }
+    let first = archive.certs.first().ok_or(UNREADABLE)?;
+    Ok(STANDARD.encode(first.cert.as_der()))
 }
 
 pub(super) fn delete(vault: &mut Vault, kind: Kind, name: &str) -> Response {

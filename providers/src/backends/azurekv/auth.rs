@@ -192,7 +192,14 @@ impl TokenSource {
                     ("resource".to_owned(), resource.to_owned()),
                 ];
                 if let Some(id) = identity_id {
-                    query.push(("client_id".to_owned(), id.clone()));
+                    // An ARM resource id names the identity by resource, anything else by
+                    // client id (as upstream's ACR generator and the Azure SDKs decide).
+                    let field = if id.contains('/') {
+                        "msi_res_id"
+                    } else {
+                        "client_id"
+                    };
+                    query.push((field.to_owned(), id.clone()));
                 }
                 let url = format!(
                     "{}/metadata/identity/oauth2/token?{}",
@@ -251,7 +258,8 @@ impl TokenSource {
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
-fn encode_form(pairs: &[(String, String)]) -> String {
+/// An `application/x-www-form-urlencoded` body (or query) of `pairs`.
+pub(super) fn encode_form(pairs: &[(String, String)]) -> String {
     let mut out = String::new();
     for (index, (key, value)) in pairs.iter().enumerate() {
         if index > 0 {

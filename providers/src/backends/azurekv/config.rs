@@ -56,6 +56,25 @@ impl Cloud {
         }
         cloud
     }
+
+    /// [`Cloud::of`], with `authority_host` (`AZURE_AUTHORITY_HOST`) replacing the public
+    /// cloud's default authority as azidentity lets it: never an authority the spec chose
+    /// (`customCloudConfig` or another `environmentType`), and only an `https` one.
+    pub fn resolve(spec: &AzureKvProvider, authority_host: Option<&str>) -> Result<Self> {
+        let mut cloud = Self::of(spec);
+        let chosen = spec.custom_cloud_config.is_some()
+            || spec.environment_type != AzureEnvironmentType::PublicCloud;
+        let Some(host) = authority_host.filter(|_| !chosen) else {
+            return Ok(cloud);
+        };
+        if !host.starts_with("https://") {
+            return Err(ProviderError::invalid_config(
+                "cannot use an authority host without https",
+            ));
+        }
+        cloud.authority = host.trim_end_matches('/').to_owned();
+        Ok(cloud)
+    }
 }
 
 /// Upstream's `ValidateStore` for `spec.provider.azurekv`.
@@ -190,5 +209,32 @@ mod tests {
         })));
         assert_eq!(custom.authority, "https://login.example");
         assert_eq!(custom.audience, "https://vault.azure.net");
+    }
+
+    #[test]
+    fn the_authority_host_replaces_only_the_public_default() {
+        let public = spec(serde_json::json!({"vaultUrl": "https://v"}));
+        let moved = Cloud::resolve(&public, Some("https://login.example")).unwrap();
+        assert_eq!(moved.authority, "https://login.example");
+        assert_eq!(moved.audience, "https://vault.azure.net");
+        assert_eq!(
+            Cloud::resolve(&public, None).unwrap().authority,
+            "https://login.microsoftonline.com"
+        );
+        let plain = Cloud::resolve(&public, Some("http://login.example")).unwrap_err();
+        assert_eq!(
+            plain.message(),
+            "cannot use an authority host without https"
+        );
+        let china =
+            spec(serde_json::json!({"vaultUrl": "https://v", "environmentType": "ChinaCloud"}));
+        let chosen = Cloud::resolve(&china, Some("https://login.example")).unwrap();
+        assert_eq!(chosen.authority, "https://login.chinacloudapi.cn");
+        let custom = spec(serde_json::json!({
+            "vaultUrl": "https://v", "useAzureSDK": true,
+            "customCloudConfig": {"activeDirectoryEndpoint": "https://login.custom"}
+        }));
+        let chosen = Cloud::resolve(&custom, Some("https://login.example")).unwrap();
+        assert_eq!(chosen.authority, "https://login.custom");
     }
 }

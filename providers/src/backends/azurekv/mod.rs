@@ -6,6 +6,7 @@
 //! Talks to Key Vault's REST API with reqwest (see `Cargo.toml` for why not Microsoft's Rust
 //! crates); [`auth`] gets Entra ID tokens for the audience the vault names in its challenge.
 
+mod acr;
 mod assertion;
 pub mod auth;
 pub mod config;
@@ -19,6 +20,7 @@ mod read;
 use async_trait::async_trait;
 use external_secrets_crds::v1::AzureKvProvider;
 
+pub use self::acr::generate as generate_acr_access_token;
 use self::auth::{TokenSource, WorkloadEnvironment};
 use self::config::{Cloud, is_referent, validate_store};
 use self::http::{Vault, https_client};
@@ -60,13 +62,24 @@ impl Provider for AzureKv {
     }
 }
 
-/// Where a client reaches what is not in the spec. [`Endpoints::default`] is production's:
-/// the real instance metadata service, the system roots, the challenge resource checked, the
-/// workload identity environment of the process. Tests point them at a contract fake.
+/// The variable that moves the instance metadata service (set where a pod identity agent
+/// stands in for it), read as Microsoft's MSAL and Azure SDKs read it.
+pub const IMDS_HOST_VARIABLE: &str = "AZURE_POD_IDENTITY_AUTHORITY_HOST";
+/// The variable that replaces the public cloud's Entra ID authority (azidentity's).
+pub const AUTHORITY_HOST_VARIABLE: &str = "AZURE_AUTHORITY_HOST";
+/// The instance metadata service's own address.
+const IMDS_ORIGIN: &str = "http://169.254.169.254";
+
+/// Where a client reaches what is not in the spec. [`Endpoints::default`] is production's: the
+/// process environment's (see [`Endpoints::from_lookup`]), the system roots, the challenge
+/// resource checked. Tests point them at a contract fake.
 #[derive(Debug, Clone)]
 pub struct Endpoints {
     /// The instance metadata service's origin.
     pub imds: String,
+    /// `AZURE_AUTHORITY_HOST`: the authority used instead of the public cloud's (see
+    /// [`config::Cloud::resolve`]).
+    pub authority_host: Option<String>,
     /// A CA (PEM) trusted besides the system roots.
     pub extra_ca_pem: Option<Vec<u8>>,
     /// Whether the vault's challenge must name a resource covering the vault's host. Only a
@@ -79,12 +92,51 @@ pub struct Endpoints {
 impl Default for Endpoints {
     fn default() -> Self {
         Self {
-            imds: "http://169.254.169.254".to_owned(),
-            extra_ca_pem: None,
-            verify_challenge_resource: true,
             workload: WorkloadEnvironment::from_process(),
+            ..Self::from_lookup(|name| std::env::var(name).ok())
         }
     }
+}
+
+impl Endpoints {
+    /// The endpoints the variables `lookup` gives select: the instance metadata service at
+    /// `AZURE_POD_IDENTITY_AUTHORITY_HOST` when set (else the link-local address), the
+    /// authority at `AZURE_AUTHORITY_HOST` when set; no workload identity environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let read = |name: &str| {
+            lookup(name)
+                .map(|value| value.trim().trim_end_matches('/').to_owned())
+                .filter(|value| !value.is_empty())
+        };
+        Self {
+            imds: read(IMDS_HOST_VARIABLE).unwrap_or_else(|| IMDS_ORIGIN.to_owned()),
+            authority_host: read(AUTHORITY_HOST_VARIABLE),
+            extra_ca_pem: None,
+            verify_challenge_resource: true,
+            workload: WorkloadEnvironment::default(),
+        }
+    }
+}
+
+/// The HTTPS client and token source of `spec`'s credentials, Entra ID and IMDS reached as
+/// `endpoints` say (shared by the vault client and the ACR generator).
+async fn token_source(
+    spec: &AzureKvProvider,
+    credentials: CredentialResolver,
+    endpoints: Endpoints,
+) -> Result<(reqwest::Client, TokenSource)> {
+    let http = https_client(endpoints.extra_ca_pem.as_deref())?;
+    let cloud = Cloud::resolve(spec, endpoints.authority_host.as_deref())?;
+    let tokens = TokenSource::resolve(
+        spec,
+        credentials,
+        http.clone(),
+        cloud.authority,
+        endpoints.imds,
+        &endpoints.workload,
+    )
+    .await?;
+    Ok((http, tokens))
 }
 
 /// A client of one vault.
@@ -108,23 +160,9 @@ impl AzureKvClient {
         {
             return Ok(Self { vault: None });
         }
-        let http = https_client(endpoints.extra_ca_pem.as_deref())?;
-        let cloud = Cloud::of(spec);
-        let tokens = TokenSource::resolve(
-            spec,
-            credentials,
-            http.clone(),
-            cloud.authority,
-            endpoints.imds,
-            &endpoints.workload,
-        )
-        .await?;
-        let vault = Vault::new(
-            http,
-            &spec.vault_url,
-            tokens,
-            endpoints.verify_challenge_resource,
-        )?;
+        let verify_challenge_resource = endpoints.verify_challenge_resource;
+        let (http, tokens) = token_source(spec, credentials, endpoints).await?;
+        let vault = Vault::new(http, &spec.vault_url, tokens, verify_challenge_resource)?;
         Ok(Self { vault: Some(vault) })
     }
 
@@ -174,5 +212,30 @@ impl SecretsClient for AzureKvClient {
 
     async fn close(&self) -> Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_moves_the_metadata_service_and_the_authority() {
+        let moved = Endpoints::from_lookup(|name| match name {
+            IMDS_HOST_VARIABLE => Some("https://127.0.0.1:8443/".to_owned()),
+            AUTHORITY_HOST_VARIABLE => Some("https://login.example/".to_owned()),
+            _ => None,
+        });
+        assert_eq!(moved.imds, "https://127.0.0.1:8443");
+        assert_eq!(
+            moved.authority_host.as_deref(),
+            Some("https://login.example")
+        );
+        let unset = Endpoints::from_lookup(|_| None);
+        assert_eq!(unset.imds, IMDS_ORIGIN);
+        assert_eq!(unset.authority_host, None);
+        let blank = Endpoints::from_lookup(|_| Some(" ".to_owned()));
+        assert_eq!(blank.imds, IMDS_ORIGIN);
+        assert_eq!(blank.authority_host, None);
     }
 }

@@ -194,9 +194,10 @@ async fn import_key(
         .map(drop)
 }
 
-/// Imports a certificate (upstream's `setKeyVaultCertificate`): a PEM bundle (certificate and
-/// key) as `application/x-pem-file`, anything else as base64 PKCS#12; skipped when the vault
-/// holds the same certificate (compared for PEM, whose certificate can be read here).
+/// Imports a certificate (upstream's `setKeyVaultCertificate`): a PKCS#12 archive without
+/// password holding one key, as base64 `application/x-pkcs12`, or a PEM bundle (certificate
+/// and key) as `application/x-pem-file`; anything else is refused as upstream refuses it.
+/// Skipped when the vault holds the same certificate.
 async fn import_certificate(
     vault: &Vault,
     name: &str,
@@ -204,32 +205,61 @@ async fn import_certificate(
     tags: BTreeMap<String, String>,
 ) -> Result<()> {
     use base64::Engine as _;
-    use rustls::pki_types::CertificateDer;
-    use rustls::pki_types::pem::PemObject as _;
-    let current = existing_managed(vault, Kind::Certificate, name).await?;
-    let pem_certificate = CertificateDer::pem_slice_iter(value)
-        .next()
-        .and_then(|c| c.ok());
-    let body = match (&pem_certificate, std::str::from_utf8(value)) {
-        (Some(certificate), Ok(text)) => {
-            let stored = current
-                .and_then(|current| current.cer)
-                .and_then(|cer| base64::engine::general_purpose::STANDARD.decode(cer).ok());
-            if stored.as_deref() == Some(certificate.as_ref()) {
-                return Ok(());
-            }
+    use base64::engine::general_purpose::STANDARD;
+    let (certificate, body) = match pushed_certificate(value) {
+        Some(Pushed::Pkcs12(certificate)) => (
+            certificate,
+            json!({"value": STANDARD.encode(value), "tags": tags,
+                "policy": {"secret_props": {"contentType": "application/x-pkcs12"}}}),
+        ),
+        Some(Pushed::Pem(certificate, text)) => (
+            certificate,
             json!({"value": text, "tags": tags,
-                "policy": {"secret_props": {"contentType": "application/x-pem-file"}}})
+                "policy": {"secret_props": {"contentType": "application/x-pem-file"}}}),
+        ),
+        None => {
+            return Err(ProviderError::invalid_data(
+                "value from secret is not a valid certificate: could not parse certificate \
+                 value as PKCS#12, DER or PEM",
+            ));
         }
-        _ => json!({"value": base64::engine::general_purpose::STANDARD.encode(value), "tags": tags,
-            "policy": {"secret_props": {"contentType": "application/x-pkcs12"}}}),
     };
+    let current = existing_managed(vault, Kind::Certificate, name).await?;
+    let stored = current
+        .and_then(|current| current.cer)
+        .and_then(|cer| STANDARD.decode(cer).ok());
+    if stored.as_deref() == Some(certificate.as_slice()) {
+        return Ok(());
+    }
     let action = format!("could not import certificate {name}");
     let url = vault.url(&["certificates", name, "import"]);
     vault
         .send(&action, Method::POST, url, Some(&body))
         .await
         .map(drop)
+}
+
+/// A pushed certificate value with its leaf certificate (DER).
+enum Pushed<'a> {
+    Pkcs12(Vec<u8>),
+    Pem(Vec<u8>, &'a str),
+}
+
+/// Reads `value` as upstream's `getCertificateFromValue` does, first as PKCS#12 without
+/// password (exactly one key; the first certificate bag is the leaf), then as PEM (the first
+/// `CERTIFICATE` block).
+fn pushed_certificate(value: &[u8]) -> Option<Pushed<'_>> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject as _;
+    if let Ok(archive) = p12_keystore::Pkcs12Archive::from_pkcs12(value, "")
+        && archive.keys.len() == 1
+        && let Some(first) = archive.certs.first()
+    {
+        return Some(Pushed::Pkcs12(first.cert.as_der().to_vec()));
+    }
+    let text = std::str::from_utf8(value).ok()?;
+    let certificate = CertificateDer::pem_slice_iter(value).next()?.ok()?;
+    Some(Pushed::Pem(certificate.as_ref().to_vec(), text))
 }
 
 /// Recovers a soft-deleted secret and waits until it reads again (recovery is asynchronous).
