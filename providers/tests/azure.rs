@@ -14,8 +14,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use contract_fakes::azure_identity::AppCredential;
 use contract_fakes::azure_keyvault::{KeyVaultFake, Kind};
+use external_secrets_providers::StoreId;
+use external_secrets_providers::backends::azurekv::AzureKvClient;
 use external_secrets_providers::backends::azurekv::auth::WorkloadEnvironment;
-use external_secrets_providers::credentials::{KubeSecretSource, MemorySecretSource};
+use external_secrets_providers::credentials::{
+    CredentialResolver, KubeSecretSource, MemorySecretSource, OperatorIdentity,
+};
 use external_secrets_providers::request::{
     Find, FindName, MetadataPolicy, PushRemoteRef, PushRequest, RemoteRef,
 };
@@ -25,8 +29,8 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::json;
 
 use support::azurekv::{
-    CLIENT_SECRET, CREDENTIALS_SECRET, TENANT, client_secret_auth, connect, credentials, spec,
-    start_fake,
+    CLIENT_SECRET, CREDENTIALS_SECRET, TENANT, client_secret_auth, connect, credentials, endpoints,
+    spec, start_fake,
 };
 use support::{NAMESPACE, cluster_with_service_account};
 
@@ -221,6 +225,37 @@ async fn managed_identity_asks_imds_with_the_identity_id() {
         .await
         .unwrap_err();
     assert!(error.message().contains("Identity not found"), "{error}");
+}
+
+#[tokio::test]
+async fn secret_stores_may_be_denied_the_pods_own_identity() {
+    let fake = start_fake().await;
+    for (auth_type, method) in [
+        ("ManagedIdentity", "managed identity"),
+        ("WorkloadIdentity", "workload identity"),
+    ] {
+        let spec = spec(&fake, json!({"authType": auth_type}));
+        let denied = CredentialResolver::new(
+            Arc::new(MemorySecretSource::default()),
+            StoreId::secret_store(NAMESPACE, "azurekv"),
+            Some(NAMESPACE.to_owned()),
+        )
+        .with_operator_identity(OperatorIdentity::DeniedToSecretStores);
+        let error = AzureKvClient::connect(
+            &spec,
+            denied,
+            endpoints(&fake, WorkloadEnvironment::default()),
+        )
+        .await
+        .err()
+        .unwrap();
+        assert!(
+            error
+                .message()
+                .starts_with(&format!("{method}: a SecretStore may not")),
+            "{error}"
+        );
+    }
 }
 
 fn federated_token(subject: &str) -> String {

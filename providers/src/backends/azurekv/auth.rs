@@ -141,9 +141,12 @@ impl TokenSource {
     ) -> Result<Self> {
         let method = match spec.auth_type {
             AzureAuthType::ServicePrincipal => service_principal(spec, &credentials).await?,
-            AzureAuthType::ManagedIdentity => Method::ManagedIdentity {
-                identity_id: spec.identity_id.clone().filter(|id| !id.is_empty()),
-            },
+            AzureAuthType::ManagedIdentity => {
+                credentials.use_operator_identity("managed identity")?;
+                Method::ManagedIdentity {
+                    identity_id: spec.identity_id.clone().filter(|id| !id.is_empty()),
+                }
+            }
             AzureAuthType::WorkloadIdentity => {
                 workload_identity(spec, credentials, environment).await?
             }
@@ -359,6 +362,7 @@ async fn workload_identity(
     environment: &WorkloadEnvironment,
 ) -> Result<Method> {
     let Some(account) = &spec.service_account_ref else {
+        credentials.use_operator_identity("workload identity")?;
         let (Some(client_id), Some(tenant), Some(file)) = (
             environment.client_id.clone(),
             environment.tenant_id.clone(),
