@@ -18,7 +18,6 @@ pub struct EcrAuthorizationTokenGenerator;
 impl Generator for EcrAuthorizationTokenGenerator {
     type Object = EcrAuthorizationToken;
     type Spec = EcrAuthorizationTokenSpec;
-    type State = ();
     const KIND: GeneratorRefKind = GeneratorRefKind::EcrAuthorizationToken;
     const CLUSTER_FIELD: &'static str = "ecrAuthorizationTokenSpec";
 
@@ -28,7 +27,7 @@ impl Generator for EcrAuthorizationTokenGenerator {
         &self,
         spec: EcrAuthorizationTokenSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         let endpoints = Endpoints::from_env().map_err(Error::Provider)?;
         provided(
             external_secrets_providers::backends::aws::generate_ecr_authorization_token(

@@ -14,20 +14,15 @@ pub struct FakeGenerator;
 impl Generator for FakeGenerator {
     type Object = Fake;
     type Spec = FakeSpec;
-    type State = ();
     const KIND: GeneratorRefKind = GeneratorRefKind::Fake;
     const CLUSTER_FIELD: &'static str = "fakeSpec";
 
-    async fn generate(
-        &self,
-        spec: FakeSpec,
-        _: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    async fn generate(&self, spec: FakeSpec, _: CredentialResolver) -> Result<Generated, Error> {
         let data = spec
             .data
             .into_iter()
             .map(|(key, value)| (key, value.into_bytes()))
             .collect();
-        Ok((data, ()))
+        Ok(data)
     }
 }

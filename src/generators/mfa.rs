@@ -103,7 +103,6 @@ pub struct MfaGenerator;
 impl Generator for MfaGenerator {
     type Object = Mfa;
     type Spec = MfaSpec;
-    type State = ();
     const KIND: GeneratorRefKind = GeneratorRefKind::Mfa;
     const CLUSTER_FIELD: &'static str = "mfaSpec";
 
@@ -111,14 +110,14 @@ impl Generator for MfaGenerator {
         &self,
         spec: MfaSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         let generated = generate(&spec, credentials)
             .await
             .map_err(|message| Error::Generate {
                 kind: Self::KIND,
                 message,
             })?;
-        Ok((generated, ()))
+        Ok(generated)
     }
 }
 

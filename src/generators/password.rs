@@ -165,7 +165,6 @@ pub struct PasswordGenerator;
 impl Generator for PasswordGenerator {
     type Object = Password;
     type Spec = PasswordSpec;
-    type State = ();
     const KIND: GeneratorRefKind = GeneratorRefKind::Password;
     const CLUSTER_FIELD: &'static str = "passwordSpec";
 
@@ -173,12 +172,12 @@ impl Generator for PasswordGenerator {
         &self,
         spec: PasswordSpec,
         _: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         let generated = generate(&spec).map_err(|message| Error::Generate {
             kind: Self::KIND,
             message,
         })?;
-        Ok((generated, ()))
+        Ok(generated)
     }
 }
 

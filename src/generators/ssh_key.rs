@@ -85,20 +85,15 @@ pub struct SshKeyGenerator;
 impl Generator for SshKeyGenerator {
     type Object = SshKey;
     type Spec = SshKeySpec;
-    type State = ();
     const KIND: GeneratorRefKind = GeneratorRefKind::SshKey;
     const CLUSTER_FIELD: &'static str = "sshKeySpec";
 
-    async fn generate(
-        &self,
-        spec: SshKeySpec,
-        _: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    async fn generate(&self, spec: SshKeySpec, _: CredentialResolver) -> Result<Generated, Error> {
         let generated = generate(&spec).await.map_err(|message| Error::Generate {
             kind: Self::KIND,
             message,
         })?;
-        Ok((generated, ()))
+        Ok(generated)
     }
 }
 

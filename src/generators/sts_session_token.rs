@@ -18,7 +18,6 @@ pub struct StsSessionTokenGenerator;
 impl Generator for StsSessionTokenGenerator {
     type Object = StsSessionToken;
     type Spec = StsSessionTokenSpec;
-    type State = ();
     const KIND: GeneratorRefKind = GeneratorRefKind::StsSessionToken;
     const CLUSTER_FIELD: &'static str = "stsSessionTokenSpec";
 
@@ -28,7 +27,7 @@ impl Generator for StsSessionTokenGenerator {
         &self,
         spec: StsSessionTokenSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         let endpoints = Endpoints::from_env().map_err(Error::Provider)?;
         provided(
             external_secrets_providers::backends::aws::generate_sts_session_token(

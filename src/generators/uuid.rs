@@ -14,12 +14,11 @@ pub struct UuidGenerator;
 impl Generator for UuidGenerator {
     type Object = Uuid;
     type Spec = UuidSpec;
-    type State = ();
     const KIND: GeneratorRefKind = GeneratorRefKind::Uuid;
     const CLUSTER_FIELD: &'static str = "uuidSpec";
 
-    async fn generate(&self, _: UuidSpec, _: CredentialResolver) -> Result<(Generated, ()), Error> {
+    async fn generate(&self, _: UuidSpec, _: CredentialResolver) -> Result<Generated, Error> {
         let uuid = uuid::Uuid::new_v4().to_string().into_bytes();
-        Ok(([("uuid".to_owned(), uuid)].into(), ()))
+        Ok([("uuid".to_owned(), uuid)].into())
     }
 }

@@ -17,7 +17,6 @@ pub struct VaultDynamicSecretGenerator;
 impl Generator for VaultDynamicSecretGenerator {
     type Object = VaultDynamicSecret;
     type Spec = VaultDynamicSecretSpec;
-    type State = ();
     const KIND: GeneratorRefKind = GeneratorRefKind::VaultDynamicSecret;
     const CLUSTER_FIELD: &'static str = "vaultDynamicSecretSpec";
 
@@ -27,7 +26,7 @@ impl Generator for VaultDynamicSecretGenerator {
         &self,
         spec: VaultDynamicSecretSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         if spec.path.is_empty() {
             return Err(Error::Generate {
                 kind: Self::KIND,

@@ -16,7 +16,6 @@ pub struct WebhookGenerator;
 impl Generator for WebhookGenerator {
     type Object = Webhook;
     type Spec = WebhookSpec;
-    type State = ();
     const KIND: GeneratorRefKind = GeneratorRefKind::Webhook;
     const CLUSTER_FIELD: &'static str = "webhookSpec";
 
@@ -26,7 +25,7 @@ impl Generator for WebhookGenerator {
         &self,
         spec: WebhookSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         provided(external_secrets_providers::backends::webhook::generate(&spec, credentials).await)
     }
 }

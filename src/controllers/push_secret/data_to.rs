@@ -8,16 +8,16 @@
 
 use std::collections::BTreeMap;
 
-use external_secrets_crds::v1::SecretStoreRefKind;
 use external_secrets_crds::v1alpha1::{
     PushSecretConversionStrategy, PushSecretData, PushSecretDataTo, PushSecretMatch,
     PushSecretRemoteRef, PushSecretStoreRef,
 };
 
+use super::error::DataToError;
 use super::plan::{reverse_keys, status_ref};
 use crate::controllers::rewrite::KeyRewrite;
 use crate::labels::selector_matches;
-use crate::stores::StoreIdentity;
+use crate::stores::{StoreIdentity, is_listed};
 
 /// A source Secret's data.
 pub type Data = BTreeMap<String, Vec<u8>>;
@@ -36,23 +36,21 @@ pub struct Expanded {
 pub fn validate_store_refs(
     data_to: &[PushSecretDataTo],
     store_refs: &[PushSecretStoreRef],
-) -> Result<(), String> {
+) -> Result<(), DataToError> {
     for (index, entry) in data_to.iter().enumerate() {
         let field = format!("spec.dataTo[{index}]");
-        let store_ref = entry
-            .store_ref
-            .as_ref()
-            .ok_or_else(|| format!("{field}: storeRef is required"))?;
+        let Some(store_ref) = entry.store_ref.as_ref() else {
+            return Err(DataToError::StoreRefRequired { field });
+        };
         let name = store_ref.name.as_deref().filter(|name| !name.is_empty());
         match (name, &store_ref.label_selector) {
-            (None, None) => {
-                return Err(format!("{field}: storeRef must have name or labelSelector"));
-            }
+            (None, None) => return Err(DataToError::StoreRefEmpty { field }),
             (Some(name), _) => {
                 if !is_listed(name, store_ref.kind, store_refs) {
-                    return Err(format!(
-                        "{field}: storeRef {name:?} not found in secretStoreRefs"
-                    ));
+                    return Err(DataToError::NotListed {
+                        field,
+                        name: name.to_owned(),
+                    });
                 }
             }
             (None, Some(_)) => {}
@@ -63,20 +61,10 @@ pub fn validate_store_refs(
             .is_some_and(|key| !key.is_empty())
             && !entry.rewrite.is_empty()
         {
-            return Err(format!(
-                "{field}: remoteKey and rewrite are mutually exclusive: rewrite is only supported \
-                 in per-key mode (without remoteKey)"
-            ));
+            return Err(DataToError::RemoteKeyAndRewrite { field });
         }
     }
     Ok(())
-}
-
-/// Whether `secretStoreRefs` names the store `name` of `kind`.
-pub fn is_listed(name: &str, kind: SecretStoreRefKind, store_refs: &[PushSecretStoreRef]) -> bool {
-    store_refs
-        .iter()
-        .any(|listed| listed.kind == kind && listed.name.as_deref() == Some(name))
 }
 
 /// Checks that every label-selecting entry selects at least one of the resolved `stores`, so a
@@ -84,16 +72,14 @@ pub fn is_listed(name: &str, kind: SecretStoreRefKind, store_refs: &[PushSecretS
 pub fn validate_selectors_match(
     data_to: &[PushSecretDataTo],
     stores: &[StoreIdentity<'_>],
-) -> Result<(), String> {
+) -> Result<(), DataToError> {
     for (index, entry) in data_to.iter().enumerate() {
         let selects_by_label = entry.store_ref.as_ref().is_some_and(|store_ref| {
             store_ref.name.as_deref().is_none_or(str::is_empty)
                 && store_ref.label_selector.is_some()
         });
         if selects_by_label && !stores.iter().any(|store| targets(entry, store)) {
-            return Err(format!(
-                "spec.dataTo[{index}]: labelSelector does not match any store in secretStoreRefs"
-            ));
+            return Err(DataToError::SelectsNone { index });
         }
     }
     Ok(())
@@ -124,7 +110,7 @@ pub fn expand(
     explicit: &[PushSecretData],
     store: &StoreIdentity<'_>,
     data: &Data,
-) -> Result<Expanded, String> {
+) -> Result<Expanded, DataToError> {
     let mut expanded = Expanded::default();
     // remote key -> where it came from, across this store's dataTo entries.
     let mut claimed: BTreeMap<String, String> = BTreeMap::new();
@@ -133,8 +119,13 @@ pub fn expand(
             continue;
         }
         let field = format!("spec.dataTo[{index}]");
-        let converted = reverse_keys(entry.conversion_strategy, data.clone())
-            .map_err(|error| format!("{field}: conversion failed: {error}"))?;
+        let converted =
+            reverse_keys(entry.conversion_strategy, data.clone()).map_err(|source| {
+                DataToError::Conversion {
+                    field: field.clone(),
+                    source,
+                }
+            })?;
         let pattern = entry
             .r#match
             .as_ref()
@@ -142,8 +133,9 @@ pub fn expand(
             .filter(|regexp| !regexp.is_empty())
             .map(regex::Regex::new)
             .transpose()
-            .map_err(|error| {
-                format!("{field}.match.regexp: invalid regular expression: {error}")
+            .map_err(|source| DataToError::Regexp {
+                field: field.clone(),
+                source,
             })?;
         let matched: Data = converted
             .into_iter()
@@ -177,9 +169,10 @@ pub fn expand(
                 remote_key = rule.apply(&remote_key)?;
             }
             if remote_key.is_empty() {
-                return Err(format!(
-                    "{field}: empty remote key produced for source key {converted_key:?}"
-                ));
+                return Err(DataToError::EmptyRemoteKey {
+                    field,
+                    key: converted_key.clone(),
+                });
             }
             claim(
                 &mut claimed,
@@ -215,17 +208,12 @@ pub fn expand(
             (remote_ref.remote_key.clone(), property.clone()),
             source.clone(),
         ) {
-            let place = if property.is_empty() {
-                format!("duplicate remote key {:?}", remote_ref.remote_key)
-            } else {
-                format!(
-                    "duplicate remote key {:?} with property {property:?}",
-                    remote_ref.remote_key
-                )
-            };
-            return Err(format!(
-                "{place}: source keys {existing:?} and {source:?} both map to the same destination"
-            ));
+            return Err(DataToError::SameDestination {
+                remote_key: remote_ref.remote_key.clone(),
+                property,
+                existing,
+                source_key: source,
+            });
         }
     }
     Ok(expanded)
@@ -236,11 +224,13 @@ fn claim(
     claimed: &mut BTreeMap<String, String>,
     remote_key: &str,
     origin: &str,
-) -> Result<(), String> {
+) -> Result<(), DataToError> {
     if let Some(existing) = claimed.insert(remote_key.to_owned(), origin.to_owned()) {
-        return Err(format!(
-            "duplicate remote key {remote_key:?} from {origin} (conflicts with {existing})"
-        ));
+        return Err(DataToError::Claimed {
+            remote_key: remote_key.to_owned(),
+            origin: origin.to_owned(),
+            existing,
+        });
     }
     Ok(())
 }
@@ -293,6 +283,7 @@ fn original_key(strategy: PushSecretConversionStrategy, converted: &str, data: &
 #[cfg(test)]
 mod tests {
     use super::*;
+    use external_secrets_crds::v1::SecretStoreRefKind;
     use serde_json::json;
 
     fn data_to(entries: serde_json::Value) -> Vec<PushSecretDataTo> {
@@ -352,7 +343,9 @@ mod tests {
         ];
         for (entries, message) in cases {
             assert_eq!(
-                validate_store_refs(&data_to(entries), &store_refs()).unwrap_err(),
+                validate_store_refs(&data_to(entries), &store_refs())
+                    .unwrap_err()
+                    .to_string(),
                 message
             );
         }
@@ -361,6 +354,7 @@ mod tests {
         assert!(
             validate_store_refs(&both, &store_refs())
                 .unwrap_err()
+                .to_string()
                 .contains("mutually exclusive")
         );
     }
@@ -431,7 +425,9 @@ mod tests {
             labels: &empty,
         };
         assert_eq!(
-            validate_selectors_match(&entries, &[unlabelled]).unwrap_err(),
+            validate_selectors_match(&entries, &[unlabelled])
+                .unwrap_err()
+                .to_string(),
             "spec.dataTo[0]: labelSelector does not match any store in secretStoreRefs"
         );
     }
@@ -460,17 +456,23 @@ mod tests {
         let clash = explicit(
             json!([{"match": {"secretKey": "db-user", "remoteRef": {"remoteKey": "APP_ENV"}}}]),
         );
-        let error = expand(&all, &clash, &vault, &source()).unwrap_err();
+        let error = expand(&all, &clash, &vault, &source())
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with("duplicate remote key \"APP_ENV\""),
             "{error}"
         );
         let collapsing = data_to(json!([{"storeRef": {"name": "vault"},
             "rewrite": [{"regexp": {"source": ".*", "target": "same"}}]}]));
-        let error = expand(&collapsing, &[], &vault, &source()).unwrap_err();
+        let error = expand(&collapsing, &[], &vault, &source())
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("duplicate remote key \"same\""), "{error}");
         let bad = data_to(json!([{"storeRef": {"name": "vault"}, "match": {"regexp": "("}}]));
-        let error = expand(&bad, &[], &vault, &source()).unwrap_err();
+        let error = expand(&bad, &[], &vault, &source())
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with("spec.dataTo[0].match.regexp: invalid"),
             "{error}"

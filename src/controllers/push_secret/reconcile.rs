@@ -320,15 +320,16 @@ async fn source_deleted(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controllers::push_secret::error::DataToError;
 
     #[test]
     fn a_permanently_invalid_spec_waits_for_a_change_instead_of_backing_off() {
         let backoff = || Duration::from_secs(7);
         let invalid = [
             Error::RefreshInterval("time: invalid duration \"soon\"".into()),
-            Error::DataToStoreRef(
-                "spec.dataTo[0]: storeRef must have name or labelSelector".into(),
-            ),
+            Error::DataToStoreRef(DataToError::StoreRefEmpty {
+                field: "spec.dataTo[0]".into(),
+            }),
             Error::StoreRef { index: 0 },
             Error::Source(SourceError::NoSelector),
         ];
