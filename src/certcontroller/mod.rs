@@ -99,7 +99,7 @@ pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
         Arc::new(
             move || match &*phase.lock().unwrap_or_else(|e| e.into_inner()) {
                 Phase::Standby | Phase::Ready => Ok(()),
-                Phase::Waiting(reason) => Err(reason.clone()),
+                Phase::Waiting(reason) => Err(reason.clone().into()),
             },
         )
     };

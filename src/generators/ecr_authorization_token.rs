@@ -5,7 +5,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{EcrAuthorizationToken, EcrAuthorizationTokenSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::backends::aws::Endpoints;
 use external_secrets_providers::credentials::CredentialResolver;
 
@@ -18,7 +17,6 @@ pub struct EcrAuthorizationTokenGenerator;
 impl Generator for EcrAuthorizationTokenGenerator {
     type Object = EcrAuthorizationToken;
     type Spec = EcrAuthorizationTokenSpec;
-    const KIND: GeneratorRefKind = GeneratorRefKind::EcrAuthorizationToken;
     const CLUSTER_FIELD: &'static str = "ecrAuthorizationTokenSpec";
 
     /// Requests an authorization token as `spec` says, reading the Secrets its `auth` names

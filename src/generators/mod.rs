@@ -59,8 +59,6 @@ pub trait Generator: Send + Sync {
     type Object: kube::Resource<DynamicType = ()>;
     /// The spec it generates from.
     type Spec: DeserializeOwned + Send + Sync;
-    /// Its kind.
-    const KIND: GeneratorRefKind;
     /// The field holding its spec inside a `ClusterGenerator`'s `spec.generator`.
     const CLUSTER_FIELD: &'static str;
 

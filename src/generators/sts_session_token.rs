@@ -5,7 +5,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{StsSessionToken, StsSessionTokenSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::backends::aws::Endpoints;
 use external_secrets_providers::credentials::CredentialResolver;
 
@@ -18,7 +17,6 @@ pub struct StsSessionTokenGenerator;
 impl Generator for StsSessionTokenGenerator {
     type Object = StsSessionToken;
     type Spec = StsSessionTokenSpec;
-    const KIND: GeneratorRefKind = GeneratorRefKind::StsSessionToken;
     const CLUSTER_FIELD: &'static str = "stsSessionTokenSpec";
 
     /// Requests a session token as `spec` says, reading the Secrets its `auth` names through

@@ -2,7 +2,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{Uuid, UuidSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 
 use super::{Error, Generated, Generator};
@@ -14,7 +13,6 @@ pub struct UuidGenerator;
 impl Generator for UuidGenerator {
     type Object = Uuid;
     type Spec = UuidSpec;
-    const KIND: GeneratorRefKind = GeneratorRefKind::Uuid;
     const CLUSTER_FIELD: &'static str = "uuidSpec";
 
     async fn generate(&self, _: UuidSpec, _: CredentialResolver) -> Result<Generated, Error> {

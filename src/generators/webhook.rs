@@ -4,7 +4,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{Webhook, WebhookSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 
 use super::{Error, Generated, Generator, provided};
@@ -16,7 +15,6 @@ pub struct WebhookGenerator;
 impl Generator for WebhookGenerator {
     type Object = Webhook;
     type Spec = WebhookSpec;
-    const KIND: GeneratorRefKind = GeneratorRefKind::Webhook;
     const CLUSTER_FIELD: &'static str = "webhookSpec";
 
     /// Sends the request `spec` describes, reading the Secrets its `secrets` name through

@@ -5,6 +5,7 @@
 use external_secrets_crds::v1::ExternalSecretCreationPolicy;
 use external_secrets_providers::ProviderError;
 
+use external_secrets_providers::duration::DurationError;
 use external_secrets_providers::request::{ConversionStrategy, DecodingStrategy};
 
 use super::generic::GenericError;
@@ -17,7 +18,7 @@ use crate::controllers::template::DecodeError;
 pub enum Error {
     /// `spec.refreshInterval` is not a duration.
     #[error("spec.refreshInterval: {0}")]
-    RefreshInterval(String),
+    RefreshInterval(#[source] DurationError),
     /// No `spec.secretStoreRef` for an entry that names no store of its own.
     #[error("spec.secretStoreRef: required unless every entry names its sourceRef")]
     MissingStoreRef,

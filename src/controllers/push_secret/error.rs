@@ -5,6 +5,7 @@
 
 use external_secrets_crds::v1::SecretStoreRefKind;
 use external_secrets_providers::ProviderError;
+use external_secrets_providers::duration::DurationError;
 
 use super::plan::KeyCollision;
 use crate::controllers::rewrite::RewriteError;
@@ -14,7 +15,7 @@ use crate::controllers::rewrite::RewriteError;
 pub enum Error {
     /// `spec.refreshInterval` is not a duration.
     #[error("spec.refreshInterval: {0}")]
-    RefreshInterval(String),
+    RefreshInterval(#[source] DurationError),
     /// A `spec.dataTo` entry's `storeRef` is unusable as written.
     #[error("{0}")]
     DataToStoreRef(#[source] DataToError),
