@@ -119,28 +119,7 @@ pub fn expand(
             continue;
         }
         let field = format!("spec.dataTo[{index}]");
-        let converted =
-            reverse_keys(entry.conversion_strategy, data.clone()).map_err(|source| {
-                DataToError::Conversion {
-                    field: field.clone(),
-                    source,
-                }
-            })?;
-        let pattern = entry
-            .r#match
-            .as_ref()
-            .and_then(|matching| matching.regexp.as_deref())
-            .filter(|regexp| !regexp.is_empty())
-            .map(regex::Regex::new)
-            .transpose()
-            .map_err(|source| DataToError::Regexp {
-                field: field.clone(),
-                source,
-            })?;
-        let matched: Data = converted
-            .into_iter()
-            .filter(|(key, _)| pattern.as_ref().is_none_or(|pattern| pattern.is_match(key)))
-            .collect();
+        let matched = matched_keys(entry, &field, data)?;
         if matched.is_empty() {
             continue;
         }
@@ -149,58 +128,103 @@ pub fn expand(
             let bundle = entry_for(None, remote_key, entry);
             expanded.bundles.insert(status_ref(&bundle), matched);
             expanded.entries.push(bundle);
-            continue;
-        }
-        let rules = entry
-            .rewrite
-            .iter()
-            .enumerate()
-            .map(|(position, rule)| {
-                KeyRewrite::compile(
-                    &format!("{field}.rewrite[{position}]"),
-                    rule.regexp.as_ref(),
-                    rule.transform.as_ref(),
-                )
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        for converted_key in matched.keys() {
-            let mut remote_key = converted_key.clone();
-            for rule in &rules {
-                remote_key = rule.apply(&remote_key)?;
-            }
-            if remote_key.is_empty() {
-                return Err(DataToError::EmptyRemoteKey {
-                    field,
-                    key: converted_key.clone(),
-                });
-            }
-            claim(
-                &mut claimed,
-                &remote_key,
-                &format!("{field}:{converted_key}"),
-            )?;
-            let source_key = original_key(entry.conversion_strategy, converted_key, data);
-            expanded
-                .entries
-                .push(entry_for(Some(source_key), &remote_key, entry));
+        } else {
+            let per_key = per_key_entries(entry, &field, &matched, data, &mut claimed)?;
+            expanded.entries.extend(per_key);
         }
     }
-    // Explicit entries win over dataTo entries reading the same source key.
+    merge_explicit(&mut expanded.entries, explicit, data);
+    check_destinations(&expanded.entries)?;
+    Ok(expanded)
+}
+
+/// The source data of `entry` (the field `field`), its keys converted back and filtered by
+/// `match.regexp`.
+fn matched_keys(entry: &PushSecretDataTo, field: &str, data: &Data) -> Result<Data, DataToError> {
+    let converted = reverse_keys(entry.conversion_strategy, data.clone()).map_err(|source| {
+        DataToError::Conversion {
+            field: field.to_owned(),
+            source,
+        }
+    })?;
+    let pattern = entry
+        .r#match
+        .as_ref()
+        .and_then(|matching| matching.regexp.as_deref())
+        .filter(|regexp| !regexp.is_empty())
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|source| DataToError::Regexp {
+            field: field.to_owned(),
+            source,
+        })?;
+    Ok(converted
+        .into_iter()
+        .filter(|(key, _)| pattern.as_ref().is_none_or(|pattern| pattern.is_match(key)))
+        .collect())
+}
+
+/// One entry per matched key, renamed by the entry's `rewrite` rules; every remote key is
+/// claimed in `claimed`.
+fn per_key_entries(
+    entry: &PushSecretDataTo,
+    field: &str,
+    matched: &Data,
+    data: &Data,
+    claimed: &mut BTreeMap<String, String>,
+) -> Result<Vec<PushSecretData>, DataToError> {
+    let rules = entry
+        .rewrite
+        .iter()
+        .enumerate()
+        .map(|(position, rule)| {
+            KeyRewrite::compile(
+                &format!("{field}.rewrite[{position}]"),
+                rule.regexp.as_ref(),
+                rule.transform.as_ref(),
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut entries = Vec::new();
+    for converted_key in matched.keys() {
+        let mut remote_key = converted_key.clone();
+        for rule in &rules {
+            remote_key = rule.apply(&remote_key)?;
+        }
+        if remote_key.is_empty() {
+            return Err(DataToError::EmptyRemoteKey {
+                field: field.to_owned(),
+                key: converted_key.clone(),
+            });
+        }
+        claim(claimed, &remote_key, &format!("{field}:{converted_key}"))?;
+        let source_key = original_key(entry.conversion_strategy, converted_key, data);
+        entries.push(entry_for(Some(source_key), &remote_key, entry));
+    }
+    Ok(entries)
+}
+
+/// Explicit entries win over dataTo entries reading the same source key.
+fn merge_explicit(entries: &mut Vec<PushSecretData>, explicit: &[PushSecretData], data: &Data) {
     let explicit_keys: Vec<String> = explicit
         .iter()
         .filter_map(|entry| entry.r#match.secret_key.as_deref())
         .map(|key| original_key(explicit_strategy(explicit, key), key, data))
         .collect();
-    expanded.entries.retain(|entry| {
+    entries.retain(|entry| {
         entry
             .r#match
             .secret_key
             .as_ref()
             .is_none_or(|key| !explicit_keys.contains(key))
     });
-    expanded.entries.extend(explicit.iter().cloned());
+    entries.extend(explicit.iter().cloned());
+}
+
+/// No two entries may write the same remote key and property.
+fn check_destinations(entries: &[PushSecretData]) -> Result<(), DataToError> {
     let mut locations: BTreeMap<(String, String), String> = BTreeMap::new();
-    for entry in &expanded.entries {
+    for entry in entries {
         let remote_ref = &entry.r#match.remote_ref;
         let property = remote_ref.property.clone().unwrap_or_default();
         let source = entry.r#match.secret_key.clone().unwrap_or_default();
@@ -216,7 +240,7 @@ pub fn expand(
             });
         }
     }
-    Ok(expanded)
+    Ok(())
 }
 
 /// Records that `origin` writes `remote_key`, refusing a second writer.
