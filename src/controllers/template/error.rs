@@ -3,7 +3,7 @@
 //! upstream's, wrapped as upstream wraps them.
 
 use external_secrets_providers::ProviderError;
-use external_secrets_template::TemplateError;
+use external_secrets_template::{TemplateError, YamlError};
 
 use super::decode::DecodeError;
 
@@ -52,12 +52,14 @@ pub enum Error {
         /// Why.
         source: DecodeError,
     },
+    /// A `KeysAndValues` template rendered bytes that are not UTF-8.
+    #[error(
+        "could not unmarshal template to 'map[string][]byte': invalid UTF-8 in rendered template"
+    )]
+    NotUtf8,
     /// A `KeysAndValues` template did not render a map of strings.
-    #[error("could not unmarshal template to 'map[string][]byte': {problem}")]
-    NotAStringMap {
-        /// Where reading the YAML failed (never the content).
-        problem: String,
-    },
+    #[error("could not unmarshal template to 'map[string][]byte': {0}")]
+    NotAStringMap(#[source] YamlError),
 }
 
 /// One refusal of upstream's `ValidateSecretTemplate`.

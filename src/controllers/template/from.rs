@@ -117,8 +117,6 @@ pub fn decode_rendered(
 /// JSON and unmarshalled into `map[string]string` (scalars printed, null read as "", lists
 /// and maps fail).
 pub(crate) fn string_map(text: &[u8]) -> Result<BTreeMap<String, String>, Error> {
-    let text = std::str::from_utf8(text).map_err(|_| Error::NotAStringMap {
-        problem: "invalid UTF-8 in rendered template".to_owned(),
-    })?;
-    yaml_to_string_map(text).map_err(|problem| Error::NotAStringMap { problem })
+    let text = std::str::from_utf8(text).map_err(|_| Error::NotUtf8)?;
+    yaml_to_string_map(text).map_err(Error::NotAStringMap)
 }

@@ -1,6 +1,8 @@
 //! Why a generic target is not allowed or cannot be built, each variant naming the field,
 //! path or object at fault (never a value); the messages are upstream's.
 
+use external_secrets_template::YamlError;
+
 use super::candidate::TokenSecret;
 use super::path::PathError;
 use crate::controllers::template;
@@ -19,11 +21,8 @@ pub enum GenericError {
     #[error(transparent)]
     Template(#[from] template::Error),
     /// A `KeysAndValues` template for a path did not render YAML.
-    #[error("could not unmarshal template YAML: {problem}")]
-    Yaml {
-        /// Where reading it failed (never the content).
-        problem: String,
-    },
+    #[error("could not unmarshal template YAML: {0}")]
+    Yaml(#[source] YamlError),
     /// A `templateFrom` target path does not parse.
     #[error(transparent)]
     Path(#[from] PathError),

@@ -223,8 +223,7 @@ fn apply_keys_and_values(
         return Ok(());
     }
     let rendered = execute(name, source, data)?;
-    let parsed =
-        yaml_to_json(&text(&rendered)).map_err(|problem| GenericError::Yaml { problem })?;
+    let parsed = yaml_to_json(&text(&rendered)).map_err(GenericError::Yaml)?;
     let steps = path::parse(target)?;
     let whole_field = matches!(steps.as_slice(), [Step::Key(_)]);
     path::set(object, &steps, |existing| match (existing, parsed) {
