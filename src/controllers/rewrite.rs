@@ -32,8 +32,8 @@ pub enum RewriteError {
     Template {
         /// The rule's field.
         field: String,
-        /// The engine's error.
-        source: TemplateError,
+        /// The engine's error (boxed: it is large and errors are rare).
+        source: Box<TemplateError>,
     },
     /// The rule sets neither or both of `regexp` and `transform`.
     #[error("{field}: exactly one of regexp or transform must be set")]
@@ -46,8 +46,8 @@ pub enum RewriteError {
     Transform {
         /// The key being renamed.
         key: String,
-        /// The engine's error.
-        source: TemplateError,
+        /// The engine's error (boxed: it is large and errors are rare).
+        source: Box<TemplateError>,
     },
     /// The transform of `key` produced bytes that are not UTF-8.
     #[error("transform of key {key:?}: the result is not UTF-8")]
@@ -126,7 +126,7 @@ impl KeyRewrite {
                     .map(|template| KeyRewrite::Transform(Box::new(template)))
                     .map_err(|source| RewriteError::Template {
                         field: field.to_owned(),
-                        source,
+                        source: Box::new(source),
                     })
             }
             _ => Err(RewriteError::NoRule {
@@ -147,7 +147,7 @@ impl KeyRewrite {
                     .execute(&data)
                     .map_err(|source| RewriteError::Transform {
                         key: key.to_owned(),
-                        source,
+                        source: Box::new(source),
                     })?;
                 String::from_utf8(output).map_err(|_| RewriteError::NotUtf8 {
                     key: key.to_owned(),

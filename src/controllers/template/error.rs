@@ -23,8 +23,8 @@ pub enum Error {
         key: String,
         /// `parse` or `execute`.
         step: &'static str,
-        /// The engine's error.
-        source: TemplateError,
+        /// The engine's error (boxed: it is large and errors are rare).
+        source: Box<TemplateError>,
     },
     /// A `templateFrom` entry names a ConfigMap or Secret that was not read.
     #[error("{kind} {name:?} not found")]

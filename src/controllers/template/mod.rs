@@ -189,6 +189,6 @@ pub fn execute(key: &str, source: &str, data: &SecretData) -> Result<Vec<u8>, Er
             TemplateError::Parse { .. } => "parse",
             TemplateError::Execute { .. } => "execute",
         },
-        source,
+        source: Box::new(source),
     })
 }
