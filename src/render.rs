@@ -184,7 +184,7 @@ async fn outcome(
     // A generic target prints as the object the controller would write (run with
     // --unsafe-allow-generic-targets: rendering writes nothing).
     if let Some(manifest) = &es.spec.target.manifest {
-        let failed = |error: String| {
+        let failed = |error: generic::GenericError| {
             Ready::failed_as(
                 status::REASON_RESOURCE_SYNCED_ERROR,
                 "could not apply template to manifest",

@@ -9,7 +9,9 @@ use external_secrets_providers::credentials::{KubeSecretSource, OperatorIdentity
 use external_secrets_providers::rate_limit::RateLimit;
 use external_secrets_providers::{ClientManager, ManagerSettings};
 use futures::FutureExt;
+use futures::future::BoxFuture;
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 
 use crate::cli::RunArgs;
 use crate::context::{Context, Settings};
@@ -27,13 +29,50 @@ pub fn init_tracing(level: &str) {
         .init();
 }
 
-/// Runs the controllers until a termination signal.
+/// Runs the controllers until a termination signal: connect, serve probes and metrics, wait
+/// for the lease, run the enabled controllers until a signal or the lease is lost, then shut
+/// down in order.
 pub async fn run(args: RunArgs) -> anyhow::Result<()> {
+    let metrics = Arc::new(Metrics::default());
+    let context = connect(&args, metrics.clone()).await?;
+    let (stop, stopped) = watch::channel(false);
+    let shutdown = Shutdown(stopped);
+    let server = tokio::spawn(crate::server::serve(
+        args.metrics_addr,
+        args.live_addr,
+        metrics,
+        {
+            let shutdown = shutdown.clone();
+            move || shutdown.wait()
+        },
+    ));
+    // Probes and metrics are served while waiting for the lease, as upstream's manager does.
+    let mut leadership = match lead(&args, &context).await? {
+        Lead::Go(leadership) => leadership,
+        Lead::Terminated => {
+            let _ = stop.send(true);
+            return finish_server(server).await;
+        }
+    };
+    let controllers = controllers(&args, &context, &shutdown);
+    let lost = supervise(controllers, leadership.as_mut(), &stop).await;
+    if let Some(leadership) = leadership.take() {
+        leadership.release().await;
+    }
+    let _ = stop.send(true);
+    context.clients.shutdown().await;
+    finish_server(server).await?;
+    // Like upstream, a replica that lost the lease exits (non-zero) and is restarted to compete again.
+    anyhow::ensure!(!lost, "leader election lost");
+    Ok(())
+}
+
+/// Applies the process-wide flags and builds the shared context on an API client.
+async fn connect(args: &RunArgs, metrics: Arc<Metrics>) -> anyhow::Result<Arc<Context>> {
     crate::controllers::template::set_delimiters(
         &args.template_left_delimiter,
         &args.template_right_delimiter,
     );
-    let metrics = Arc::new(Metrics::default());
     let client = crate::kube_client::client(metrics.clone(), args.client_qps, args.client_burst)
         .await
         .context("connecting to the Kubernetes API")?;
@@ -41,101 +80,117 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     if !ignored.is_empty() {
         tracing::warn!(flags = ?ignored, "upstream flags without effect in this build");
     }
-    let context = Arc::new(build_context(client, metrics.clone(), &args));
+    Ok(Arc::new(build_context(client, metrics, args)))
+}
 
-    let (stop, stopped) = watch::channel(false);
-    let shutdown = move || {
-        let mut stopped = stopped.clone();
+/// Resolves once the stop flag is raised; every task gets its own wait.
+#[derive(Clone)]
+struct Shutdown(watch::Receiver<bool>);
+
+impl Shutdown {
+    /// A future that completes when the stop flag is raised.
+    fn wait(&self) -> impl Future<Output = ()> + Send + Sync + use<> {
+        let mut stopped = self.0.clone();
         async move {
             let _ = stopped.wait_for(|stop| *stop).await;
         }
+    }
+}
+
+/// Whether the controllers may start.
+enum Lead {
+    /// Yes: with the lease when leader election is on.
+    Go(Option<leader::Leadership>),
+    /// A termination signal came while waiting for the lease.
+    Terminated,
+}
+
+/// Waits for the lease when leader election is on (or for a termination signal).
+async fn lead(args: &RunArgs, context: &Context) -> anyhow::Result<Lead> {
+    if !args.enable_leader_election {
+        return Ok(Lead::Go(None));
+    }
+    let settings = LeaseSettings {
+        name: args.leader_election_id.clone(),
+        namespace: args.leader_election_namespace.clone(),
+        lease_duration: args.leader_election_lease_duration,
+        renew_deadline: args.leader_election_renew_deadline,
+        retry_period: args.leader_election_retry_period,
     };
-    let server = tokio::spawn(crate::server::serve(
-        args.metrics_addr,
-        args.live_addr,
-        metrics,
-        shutdown.clone(),
-    ));
-    // Probes and metrics are served while waiting for the lease, as upstream's manager does.
-    let mut leadership = if args.enable_leader_election {
-        let settings = LeaseSettings {
-            name: args.leader_election_id.clone(),
-            namespace: args.leader_election_namespace.clone(),
-            lease_duration: args.leader_election_lease_duration,
-            renew_deadline: args.leader_election_renew_deadline,
-            retry_period: args.leader_election_retry_period,
-        };
-        tokio::select! {
-            leadership = leader::acquire(context.client.clone(), &settings) => Some(leadership?),
-            () = termination() => {
-                let _ = stop.send(true);
-                return server.await.context("metrics server task")?.context("serving metrics");
-            }
+    tokio::select! {
+        leadership = leader::acquire(context.client.clone(), &settings) => {
+            Ok(Lead::Go(Some(leadership?)))
         }
-    } else {
-        None
-    };
-    let secret_stores = if args.enable_secret_store_reconciler {
-        secret_store::run::<SecretStore>(context.clone(), args.concurrent, shutdown()).boxed()
-    } else {
-        futures::future::ready(()).boxed()
-    };
-    let cluster_secret_stores = if args.enable_cluster_store_reconciler {
-        secret_store::run::<ClusterSecretStore>(context.clone(), args.concurrent, shutdown())
-            .boxed()
-    } else {
-        futures::future::ready(()).boxed()
-    };
-    let external_secrets = crate::controllers::external_secret::run(
-        context.clone(),
-        args.concurrent,
-        args.enable_cluster_store_reconciler,
-        shutdown(),
-    )
-    .boxed();
-    let cluster_external_secrets = if args.enable_cluster_external_secret_reconciler {
-        crate::controllers::cluster_external_secret::run(
-            context.clone(),
-            args.concurrent,
-            shutdown(),
+        () = termination() => Ok(Lead::Terminated),
+    }
+}
+
+/// Every controller the flags enable, run together until `shutdown`.
+fn controllers(
+    args: &RunArgs,
+    context: &Arc<Context>,
+    shutdown: &Shutdown,
+) -> impl Future<Output = Vec<()>> + use<> {
+    let (concurrent, cluster_stores) = (args.concurrent, args.enable_cluster_store_reconciler);
+    let context = || context.clone();
+    futures::future::join_all([
+        enabled(args.enable_secret_store_reconciler, || {
+            secret_store::run::<SecretStore>(context(), concurrent, shutdown.wait()).boxed()
+        }),
+        enabled(cluster_stores, || {
+            secret_store::run::<ClusterSecretStore>(context(), concurrent, shutdown.wait()).boxed()
+        }),
+        crate::controllers::external_secret::run(
+            context(),
+            concurrent,
+            cluster_stores,
+            shutdown.wait(),
         )
-        .boxed()
-    } else {
-        futures::future::ready(()).boxed()
-    };
-    let push_secrets = if args.enable_push_secret_reconciler {
-        crate::controllers::push_secret::run(
-            context.clone(),
-            args.concurrent,
-            args.enable_cluster_store_reconciler,
-            shutdown(),
-        )
-        .boxed()
-    } else {
-        futures::future::ready(()).boxed()
-    };
-    let cluster_push_secrets = if args.enable_cluster_push_secret_reconciler {
-        crate::controllers::cluster_push_secret::run(context.clone(), args.concurrent, shutdown())
+        .boxed(),
+        enabled(args.enable_cluster_external_secret_reconciler, || {
+            crate::controllers::cluster_external_secret::run(context(), concurrent, shutdown.wait())
+                .boxed()
+        }),
+        enabled(args.enable_push_secret_reconciler, || {
+            crate::controllers::push_secret::run(
+                context(),
+                concurrent,
+                cluster_stores,
+                shutdown.wait(),
+            )
             .boxed()
+        }),
+        enabled(args.enable_cluster_push_secret_reconciler, || {
+            crate::controllers::cluster_push_secret::run(context(), concurrent, shutdown.wait())
+                .boxed()
+        }),
+    ])
+}
+
+/// The controller `start` makes when `on`, else nothing to run.
+fn enabled(on: bool, start: impl FnOnce() -> BoxFuture<'static, ()>) -> BoxFuture<'static, ()> {
+    if on {
+        start()
     } else {
         futures::future::ready(()).boxed()
-    };
-    let controllers = futures::future::join_all([
-        secret_stores,
-        cluster_secret_stores,
-        external_secrets,
-        cluster_external_secrets,
-        push_secrets,
-        cluster_push_secrets,
-    ]);
+    }
+}
+
+/// Runs `controllers` until they end, a termination signal, or the lease is lost (then they
+/// are stopped and awaited); returns whether the lease was lost.
+async fn supervise(
+    controllers: impl Future<Output = Vec<()>>,
+    leadership: Option<&mut leader::Leadership>,
+    stop: &watch::Sender<bool>,
+) -> bool {
     tokio::pin!(controllers);
     let leadership_lost = async {
-        match leadership.as_mut() {
+        match leadership {
             Some(leadership) => leadership.lost().await,
             None => std::future::pending().await,
         }
     };
-    let lost = tokio::select! {
+    tokio::select! {
         _ = &mut controllers => false,
         () = termination() => {
             tracing::info!("termination signal received, shutting down");
@@ -149,19 +204,15 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
             controllers.await;
             true
         }
-    };
-    if let Some(leadership) = leadership.take() {
-        leadership.release().await;
     }
-    let _ = stop.send(true);
-    context.clients.shutdown().await;
+}
+
+/// Waits for the metrics and probe server to stop.
+async fn finish_server(server: JoinHandle<std::io::Result<()>>) -> anyhow::Result<()> {
     server
         .await
         .context("metrics server task")?
-        .context("serving metrics")?;
-    // Like upstream, a replica that lost the lease exits (non-zero) and is restarted to compete again.
-    anyhow::ensure!(!lost, "leader election lost");
-    Ok(())
+        .context("serving metrics")
 }
 
 /// The context the controllers share.

@@ -7,12 +7,37 @@
 
 use std::time::Duration;
 
+/// Why a text is not a usable Go duration; each variant carries the text as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Not Go's duration grammar.
+    #[error("invalid duration {0:?}")]
+    Invalid(String),
+    /// A negative duration other than `-0`.
+    #[error("negative duration {0:?} is not allowed")]
+    Negative(String),
+    /// A number without a unit.
+    #[error("missing unit in duration {0:?}")]
+    MissingUnit(String),
+    /// A unit Go does not know.
+    #[error("unknown unit {unit:?} in duration {text:?}")]
+    UnknownUnit {
+        /// The unit.
+        unit: String,
+        /// The whole text.
+        text: String,
+    },
+    /// More nanoseconds than 64 bits hold.
+    #[error("duration {0:?} is too long")]
+    TooLong(String),
+}
+
 /// Parses a Go duration string.
-pub fn parse_go_duration(text: &str) -> Result<Duration, String> {
-    let invalid = || format!("invalid duration {text:?}");
+pub fn parse_go_duration(text: &str) -> Result<Duration, DurationError> {
+    let invalid = || DurationError::Invalid(text.to_owned());
     let unsigned = match text.strip_prefix('-') {
         Some("0") => return Ok(Duration::ZERO),
-        Some(_) => return Err(format!("negative duration {text:?} is not allowed")),
+        Some(_) => return Err(DurationError::Negative(text.to_owned())),
         None => text.strip_prefix('+').unwrap_or(text),
     };
     if unsigned == "0" {
@@ -26,7 +51,7 @@ pub fn parse_go_duration(text: &str) -> Result<Duration, String> {
     while !rest.is_empty() {
         let number_end = rest
             .find(|character: char| !(character.is_ascii_digit() || character == '.'))
-            .ok_or_else(|| format!("missing unit in duration {text:?}"))?;
+            .ok_or_else(|| DurationError::MissingUnit(text.to_owned()))?;
         let number = &rest[..number_end];
         if number.is_empty() || number == "." {
             return Err(invalid());
@@ -43,13 +68,18 @@ pub fn parse_go_duration(text: &str) -> Result<Duration, String> {
             "s" => 1e9,
             "m" => 60e9,
             "h" => 3600e9,
-            unit => return Err(format!("unknown unit {unit:?} in duration {text:?}")),
+            unit => {
+                return Err(DurationError::UnknownUnit {
+                    unit: unit.to_owned(),
+                    text: text.to_owned(),
+                });
+            }
         };
         total_nanos += value * nanos_per_unit;
         rest = &rest[unit_end..];
     }
     if total_nanos > u64::MAX as f64 {
-        return Err(format!("duration {text:?} is too long"));
+        return Err(DurationError::TooLong(text.to_owned()));
     }
     Ok(Duration::from_nanos(total_nanos.round() as u64))
 }

@@ -60,6 +60,49 @@ enum Phase {
 /// Runs the cert controller until SIGINT or SIGTERM (or, with leader election, until the
 /// lease is lost: the process then exits so it is restarted as a candidate).
 pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
+    warn_ignored(&args);
+    let metrics = Arc::new(Metrics::default());
+    let client = crate::kube_client::client(metrics.clone(), 0.0, 100)
+        .await
+        .context("connecting to the Kubernetes API")?;
+    let phase = Arc::new(Mutex::new(if args.enable_leader_election {
+        Phase::Standby
+    } else {
+        Phase::Waiting(NOT_CHECKED.into())
+    }));
+    let (stop, stopped) = watch::channel(false);
+    let servers = serve_probes(&args, &phase, &metrics, &stopped);
+    let mut leadership = None;
+    if args.enable_leader_election {
+        let Some(acquired) = lead(&client).await? else {
+            let _ = stop.send(true);
+            return finish(servers).await;
+        };
+        leadership = Some(acquired);
+        *phase.lock().unwrap_or_else(|e| e.into_inner()) = Phase::Waiting(NOT_CHECKED.into());
+    }
+    let controller = reconcile_loop(
+        client,
+        settings(&args),
+        args.crd_requeue_interval,
+        phase,
+        metrics,
+    );
+    let lost = supervise(controller, leadership.as_mut()).await;
+    if let Some(leadership) = leadership.take() {
+        leadership.release().await;
+    }
+    let _ = stop.send(true);
+    finish(servers).await?;
+    anyhow::ensure!(!lost, "leader election lost");
+    Ok(())
+}
+
+/// `/readyz` while no pass has succeeded yet.
+const NOT_CHECKED: &str = "certificates not checked yet";
+
+/// Logs the upstream flags this build accepts without acting on them.
+fn warn_ignored(args: &CertControllerArgs) {
     let mut ignored = args.probes.compatibility.given();
     if args.enable_partial_cache.is_some() {
         ignored.push("enable-partial-cache");
@@ -67,11 +110,11 @@ pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
     if !ignored.is_empty() {
         tracing::warn!(flags = ?ignored, "upstream flags without effect in this build");
     }
-    let metrics = Arc::new(Metrics::default());
-    let client = crate::kube_client::client(metrics.clone(), 0.0, 100)
-        .await
-        .context("connecting to the Kubernetes API")?;
-    let settings = Settings {
+}
+
+/// What the passes maintain, from the flags.
+fn settings(args: &CertControllerArgs) -> Settings {
+    Settings {
         service: Service {
             name: args.service_name.clone(),
             namespace: args.service_namespace.clone(),
@@ -80,15 +123,17 @@ pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
         secret_namespace: args.secret_namespace.clone(),
         webhook_selector: args.webhook_config_selector.clone(),
         crd_names: args.crd_names.clone(),
-    };
-    let phase = Arc::new(Mutex::new(if args.enable_leader_election {
-        Phase::Standby
-    } else {
-        Phase::Waiting("certificates not checked yet".into())
-    }));
+    }
+}
 
-    let (stop, stopped) = watch::channel(false);
-    let shutdown = move || {
+/// Serves `/healthz`, `/readyz` (from `phase`) and `/metrics` until `stopped` turns true.
+fn serve_probes(
+    args: &CertControllerArgs,
+    phase: &Arc<Mutex<Phase>>,
+    metrics: &Arc<Metrics>,
+    stopped: &watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<std::io::Result<((), ())>> {
+    let shutdown = || {
         let mut stopped = stopped.clone();
         async move {
             let _ = stopped.wait_for(|stop| *stop).await;
@@ -99,11 +144,11 @@ pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
         Arc::new(
             move || match &*phase.lock().unwrap_or_else(|e| e.into_inner()) {
                 Phase::Standby | Phase::Ready => Ok(()),
-                Phase::Waiting(reason) => Err(reason.clone()),
+                Phase::Waiting(reason) => Err(reason.clone().into()),
             },
         )
     };
-    let servers = tokio::spawn(futures::future::try_join(
+    tokio::spawn(futures::future::try_join(
         probes::serve(
             args.probes.healthz_addr,
             probes::router(readiness),
@@ -114,37 +159,37 @@ pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
             crate::server::router(metrics.clone()),
             shutdown(),
         ),
-    ));
+    ))
+}
 
-    let mut leadership = None;
-    if args.enable_leader_election {
-        let settings = LeaseSettings {
-            name: LEASE_NAME.to_owned(),
-            namespace: None,
-            lease_duration: Duration::from_secs(15),
-            renew_deadline: Duration::from_secs(10),
-            retry_period: Duration::from_secs(2),
-        };
-        tokio::select! {
-            acquired = leader::acquire(client.clone(), &settings) => leadership = Some(acquired?),
-            () = probes::termination() => {}
-        }
-        if leadership.is_none() {
-            let _ = stop.send(true);
-            return finish(servers).await;
-        }
-        *phase.lock().unwrap_or_else(|e| e.into_inner()) =
-            Phase::Waiting("certificates not checked yet".into());
+/// Waits for upstream's lease; `None` when a termination signal came first.
+async fn lead(client: &kube::Client) -> anyhow::Result<Option<leader::Leadership>> {
+    let settings = LeaseSettings {
+        name: LEASE_NAME.to_owned(),
+        namespace: None,
+        lease_duration: Duration::from_secs(15),
+        renew_deadline: Duration::from_secs(10),
+        retry_period: Duration::from_secs(2),
+    };
+    tokio::select! {
+        acquired = leader::acquire(client.clone(), &settings) => Ok(Some(acquired?)),
+        () = probes::termination() => Ok(None),
     }
+}
 
-    let controller = reconcile_loop(client, settings, args.crd_requeue_interval, phase, metrics);
+/// Runs `controller` until it ends, a termination signal, or the lease is lost; returns
+/// whether the lease was lost.
+async fn supervise(
+    controller: impl Future<Output = ()>,
+    leadership: Option<&mut leader::Leadership>,
+) -> bool {
     let leadership_lost = async {
-        match leadership.as_mut() {
+        match leadership {
             Some(leadership) => leadership.lost().await,
             None => std::future::pending().await,
         }
     };
-    let lost = tokio::select! {
+    tokio::select! {
         () = controller => false,
         () = probes::termination() => {
             tracing::info!("termination signal received, shutting down");
@@ -154,14 +199,7 @@ pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
             tracing::error!("leader election lost, shutting down");
             true
         }
-    };
-    if let Some(leadership) = leadership.take() {
-        leadership.release().await;
     }
-    let _ = stop.send(true);
-    finish(servers).await?;
-    anyhow::ensure!(!lost, "leader election lost");
-    Ok(())
 }
 
 /// Waits for the probe and metrics servers to stop.

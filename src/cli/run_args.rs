@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::ArgAction;
+use external_secrets_providers::duration::DurationError;
 
 /// Flags of the controller (the root command, or `run`).
 #[derive(Debug, Clone, clap::Args)]
@@ -270,17 +271,29 @@ impl CompatibilityArgs {
     }
 }
 
+/// An address flag that is not `host:port` or `:port`.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid address {text:?}: {source}")]
+pub(super) struct AddressError {
+    /// The flag's value.
+    text: String,
+    /// Why it does not parse.
+    source: std::net::AddrParseError,
+}
+
 /// Accepts Go-style `:8080` as well as `host:port`.
-pub(super) fn parse_address(text: &str) -> Result<SocketAddr, String> {
+pub(super) fn parse_address(text: &str) -> Result<SocketAddr, AddressError> {
     let full = match text.strip_prefix(':') {
         Some(port) => format!("0.0.0.0:{port}"),
         None => text.to_owned(),
     };
-    full.parse()
-        .map_err(|error| format!("invalid address {text:?}: {error}"))
+    full.parse().map_err(|source| AddressError {
+        text: text.to_owned(),
+        source,
+    })
 }
 
 /// Accepts a Go duration such as `5m` or `1h30m`.
-pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(super) fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     external_secrets_providers::duration::parse_go_duration(text)
 }

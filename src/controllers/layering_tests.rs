@@ -1,6 +1,7 @@
 //! Checks the layering of `src/controllers` from its source text: no controller imports another
 //! controller's modules, shared modules (and `src/stores`, `src/labels.rs`, `src/caches.rs`) import no
-//! controller, and the imports between the files of `src/controllers` form no cycle.
+//! controller, the admission webhook (`src/webhook`) imports no controller's modules (only shared
+//! ones), and the imports between the files of `src/controllers` form no cycle.
 //!
 //! Imports are read from `use` trees and from inline `crate::controllers::...` and `super::...`
 //! paths. A module's `mod.rs` wiring up its own children (declaring and running them) is the
@@ -205,6 +206,30 @@ fn modules_below_the_controllers_import_none() {
             path.display()
         );
     }
+}
+
+#[test]
+fn the_webhook_imports_no_controller() {
+    let mut webhook = BTreeMap::new();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    files(&source.join("webhook"), &Vec::new(), &mut webhook);
+    assert!(webhook.len() > 5, "the webhook's files were not found");
+    let mut violations = Vec::new();
+    for path in webhook.values() {
+        let text = std::fs::read_to_string(path).unwrap();
+        for imported in imported_paths(&text) {
+            let segments: Vec<&str> = imported.split("::").map(str::trim).collect();
+            if let ["crate", "controllers", first, ..] = segments.as_slice()
+                && CONTROLLERS.contains(first)
+            {
+                violations.push(format!("{}: {imported}", path.display()));
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "the webhook imports controller internals: {violations:#?}"
+    );
 }
 
 #[test]

@@ -13,7 +13,77 @@ use external_secrets_crds::v1::{
     ExternalSecretRewriteRegexp, ExternalSecretRewriteTransform,
 };
 use external_secrets_providers::redact::json_error;
-use external_secrets_template::{Data, Delimiters, MissingKey, Options, Template};
+use external_secrets_template::{Data, Delimiters, MissingKey, Options, Template, TemplateError};
+
+/// Why a `regexp` or `transform` rule cannot be compiled or applied; `field` is the rule's
+/// field (`spec.dataFrom[0].rewrite[1]`), keys are named, values never.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    /// `regexp.source` is not a regular expression.
+    #[error("{field}.regexp.source: invalid regular expression: {source}")]
+    Regexp {
+        /// The rule's field.
+        field: String,
+        /// The parser's error.
+        source: regex::Error,
+    },
+    /// `transform.template` does not parse.
+    #[error("{field}.transform.template: {source}")]
+    Template {
+        /// The rule's field.
+        field: String,
+        /// The engine's error (boxed: it is large and errors are rare).
+        source: Box<TemplateError>,
+    },
+    /// The rule sets neither or both of `regexp` and `transform`.
+    #[error("{field}: exactly one of regexp or transform must be set")]
+    NoRule {
+        /// The rule's field.
+        field: String,
+    },
+    /// The transform failed on `key`.
+    #[error("transform of key {key:?}: {source}")]
+    Transform {
+        /// The key being renamed.
+        key: String,
+        /// The engine's error (boxed: it is large and errors are rare).
+        source: Box<TemplateError>,
+    },
+    /// The transform of `key` produced bytes that are not UTF-8.
+    #[error("transform of key {key:?}: the result is not UTF-8")]
+    NotUtf8 {
+        /// The key being renamed.
+        key: String,
+    },
+}
+
+/// Why a `merge` rule failed, as upstream words it; keys are named, values never.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// A `priority` key is not in the data (and `priorityPolicy` is not `IgnoreNotFound`).
+    #[error("merge failed with key {key:?} not found in input map")]
+    KeyNotFound {
+        /// The priority key.
+        key: String,
+    },
+    /// A value is not a JSON object.
+    #[error("merge failed with failed to unmarshal JSON of key {key:?}: {}", json_error(.source))]
+    NotAnObject {
+        /// Its key.
+        key: String,
+        /// The parser's error (printed by category and position only).
+        source: serde_json::Error,
+    },
+    /// Members conflict (and `conflictPolicy` is not `Ignore`).
+    #[error("merge failed with conflicts: {}", .members.join(", "))]
+    Conflicts {
+        /// The conflicting member names.
+        members: Vec<String>,
+    },
+    /// `strategy: JSON` without `into`.
+    #[error("merge failed with missing 'into' field")]
+    MissingInto,
+}
 
 /// One compiled rewrite rule.
 pub enum KeyRewrite {
@@ -34,12 +104,14 @@ impl KeyRewrite {
         field: &str,
         regexp: Option<&ExternalSecretRewriteRegexp>,
         transform: Option<&ExternalSecretRewriteTransform>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, RewriteError> {
         match (regexp, transform) {
             (Some(regexp), None) => {
-                let pattern = regex::Regex::new(&regexp.source).map_err(|error| {
-                    format!("{field}.regexp.source: invalid regular expression: {error}")
-                })?;
+                let pattern =
+                    regex::Regex::new(&regexp.source).map_err(|source| RewriteError::Regexp {
+                        field: field.to_owned(),
+                        source,
+                    })?;
                 Ok(KeyRewrite::Regexp {
                     pattern,
                     target: regexp.target.clone(),
@@ -52,16 +124,19 @@ impl KeyRewrite {
                 };
                 Template::parse("transform", &transform.template, &options)
                     .map(|template| KeyRewrite::Transform(Box::new(template)))
-                    .map_err(|error| format!("{field}.transform.template: {error}"))
+                    .map_err(|source| RewriteError::Template {
+                        field: field.to_owned(),
+                        source: Box::new(source),
+                    })
             }
-            _ => Err(format!(
-                "{field}: exactly one of regexp or transform must be set"
-            )),
+            _ => Err(RewriteError::NoRule {
+                field: field.to_owned(),
+            }),
         }
     }
 
     /// The key `key` becomes.
-    pub fn apply(&self, key: &str) -> Result<String, String> {
+    pub fn apply(&self, key: &str) -> Result<String, RewriteError> {
         match self {
             KeyRewrite::Regexp { pattern, target } => {
                 Ok(pattern.replace_all(key, target.as_str()).into_owned())
@@ -70,9 +145,13 @@ impl KeyRewrite {
                 let data = Data::strings([("value", key)]);
                 let output = template
                     .execute(&data)
-                    .map_err(|error| format!("transform of key {key:?}: {error}"))?;
-                String::from_utf8(output)
-                    .map_err(|_| format!("transform of key {key:?}: the result is not UTF-8"))
+                    .map_err(|source| RewriteError::Transform {
+                        key: key.to_owned(),
+                        source: Box::new(source),
+                    })?;
+                String::from_utf8(output).map_err(|_| RewriteError::NotUtf8 {
+                    key: key.to_owned(),
+                })
             }
         }
     }
@@ -85,7 +164,7 @@ impl KeyRewrite {
 pub fn merge(
     operation: &ExternalSecretRewriteMerge,
     data: BTreeMap<String, Vec<u8>>,
-) -> Result<BTreeMap<String, Vec<u8>>, String> {
+) -> Result<BTreeMap<String, Vec<u8>>, MergeError> {
     let mut keys: Vec<&String> = data
         .keys()
         .filter(|key| !operation.priority.contains(key))
@@ -99,16 +178,12 @@ pub fn merge(
             {
                 continue;
             }
-            return Err(format!(
-                "merge failed with key {key:?} not found in input map"
-            ));
+            return Err(MergeError::KeyNotFound { key: key.clone() });
         };
         let members: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(value)
-            .map_err(|error| {
-                format!(
-                    "merge failed with failed to unmarshal JSON of key {key:?}: {}",
-                    json_error(&error)
-                )
+            .map_err(|source| MergeError::NotAnObject {
+                key: key.clone(),
+                source,
             })?;
         for (member, value) in members {
             if merged.insert(member.clone(), value).is_some() {
@@ -119,10 +194,7 @@ pub fn merge(
     if operation.conflict_policy != ExternalSecretRewriteMergeConflictPolicy::Ignore
         && !conflicts.is_empty()
     {
-        return Err(format!(
-            "merge failed with conflicts: {}",
-            conflicts.join(", ")
-        ));
+        return Err(MergeError::Conflicts { members: conflicts });
     }
     match operation.strategy {
         ExternalSecretRewriteMergeStrategy::Extract => Ok(merged
@@ -137,7 +209,7 @@ pub fn merge(
             .collect()),
         ExternalSecretRewriteMergeStrategy::Json => {
             if operation.into.is_empty() {
-                return Err("merge failed with missing 'into' field".to_owned());
+                return Err(MergeError::MissingInto);
             }
             let mut out = data;
             let object = serde_json::Value::Object(merged).to_string();
@@ -187,16 +259,21 @@ mod tests {
     fn bad_rules_name_their_field() {
         let error = KeyRewrite::compile("spec.dataTo[0].rewrite[1]", Some(&regexp("(", "")), None)
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(
             error.starts_with("spec.dataTo[0].rewrite[1].regexp.source: invalid"),
             "{error}"
         );
         let error = KeyRewrite::compile("f", None, Some(&transform("{{ .value")))
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(error.starts_with("f.transform.template: "), "{error}");
-        let error = KeyRewrite::compile("f", None, None).err().unwrap();
+        let error = KeyRewrite::compile("f", None, None)
+            .err()
+            .unwrap()
+            .to_string();
         assert_eq!(error, "f: exactly one of regexp or transform must be set");
         let missing = KeyRewrite::compile("f", None, Some(&transform("{{ .other }}"))).unwrap();
         assert!(missing.apply("k").is_err());
@@ -218,7 +295,9 @@ mod tests {
 
     #[test]
     fn merges_extract_members_with_priority_and_conflict_policy() {
-        let error = merge(&merge_op(serde_json::json!({})), json_data()).unwrap_err();
+        let error = merge(&merge_op(serde_json::json!({})), json_data())
+            .unwrap_err()
+            .to_string();
         assert_eq!(error, "merge failed with conflicts: host");
         let ignore = merge_op(serde_json::json!({"conflictPolicy": "Ignore", "priority": ["a"]}));
         let merged = merge(&ignore, json_data()).unwrap();
@@ -231,7 +310,7 @@ mod tests {
         assert!(!merged.contains_key("a"));
         let strict = merge_op(serde_json::json!({"conflictPolicy": "Ignore", "priority": ["c"]}));
         assert_eq!(
-            merge(&strict, json_data()).unwrap_err(),
+            merge(&strict, json_data()).unwrap_err().to_string(),
             "merge failed with key \"c\" not found in input map"
         );
         let lenient = merge_op(
@@ -253,19 +332,20 @@ mod tests {
         assert!(merged.contains_key("a") && merged.contains_key("b"));
         let missing = merge_op(serde_json::json!({"strategy": "JSON", "conflictPolicy": "Ignore"}));
         assert_eq!(
-            merge(&missing, json_data()).unwrap_err(),
+            merge(&missing, json_data()).unwrap_err().to_string(),
             "merge failed with missing 'into' field"
         );
         let not_json: BTreeMap<String, Vec<u8>> = [("x".to_owned(), b"plain".to_vec())].into();
         assert!(
             merge(&into, not_json)
                 .unwrap_err()
+                .to_string()
                 .starts_with("merge failed with failed to unmarshal JSON")
         );
         let quoted: BTreeMap<String, Vec<u8>> =
             [("x".to_owned(), br#""hunter2-s3cr3t""#.to_vec())].into();
         assert_eq!(
-            merge(&into, quoted).unwrap_err(),
+            merge(&into, quoted).unwrap_err().to_string(),
             "merge failed with failed to unmarshal JSON of key \"x\": a value of the wrong type \
              at line 1 column 16",
             "the value is never quoted"

@@ -5,7 +5,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{EcrAuthorizationToken, EcrAuthorizationTokenSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::backends::aws::Endpoints;
 use external_secrets_providers::credentials::CredentialResolver;
 
@@ -18,8 +17,6 @@ pub struct EcrAuthorizationTokenGenerator;
 impl Generator for EcrAuthorizationTokenGenerator {
     type Object = EcrAuthorizationToken;
     type Spec = EcrAuthorizationTokenSpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::EcrAuthorizationToken;
     const CLUSTER_FIELD: &'static str = "ecrAuthorizationTokenSpec";
 
     /// Requests an authorization token as `spec` says, reading the Secrets its `auth` names
@@ -28,7 +25,7 @@ impl Generator for EcrAuthorizationTokenGenerator {
         &self,
         spec: EcrAuthorizationTokenSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         let endpoints = Endpoints::from_env().map_err(Error::Provider)?;
         provided(
             external_secrets_providers::backends::aws::generate_ecr_authorization_token(

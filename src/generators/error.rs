@@ -4,6 +4,10 @@
 use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::ProviderError;
 
+use super::mfa::MfaError;
+use super::password::PasswordError;
+use super::ssh_key::SshKeyError;
+
 /// Why generating failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -27,14 +31,18 @@ pub enum Error {
     /// The spec does not decode into the kind's spec.
     #[error("invalid generator spec: {0}")]
     InvalidSpec(#[source] serde_json::Error),
-    /// The kind's own checks refused the spec or generating failed (message names the field).
-    #[error("{message}")]
-    Generate {
-        /// The kind.
-        kind: GeneratorRefKind,
-        /// What went wrong.
-        message: String,
-    },
+    /// `Password`'s checks refused the spec, or generating failed.
+    #[error(transparent)]
+    Password(#[from] PasswordError),
+    /// `MFA` could not read its seed or generate the code.
+    #[error(transparent)]
+    Mfa(#[from] MfaError),
+    /// `SSHKey`'s checks refused the spec, or generating failed.
+    #[error(transparent)]
+    SshKey(#[from] SshKeyError),
+    /// `VaultDynamicSecret` without `path`.
+    #[error("path: must name the Vault path to call")]
+    VaultPathRequired,
     /// The backend the generator calls failed.
     #[error("{0}")]
     Provider(#[source] ProviderError),
@@ -66,7 +74,9 @@ impl Error {
             Error::Get(_) | Error::Object(_) => "GeneratorLookupFailed",
             Error::NotFound { .. } => "GeneratorNotFound",
             Error::InvalidSpec(_) => "InvalidGeneratorSpec",
-            Error::Generate { .. } => "GenerateFailed",
+            Error::Password(_) | Error::Mfa(_) | Error::SshKey(_) | Error::VaultPathRequired => {
+                "GenerateFailed"
+            }
             Error::Provider(error) => error.reason(),
             Error::InCluster { source, .. } => source.reason(),
         }

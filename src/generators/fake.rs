@@ -2,7 +2,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{Fake, FakeSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 
 use super::{Error, Generated, Generator};
@@ -14,20 +13,14 @@ pub struct FakeGenerator;
 impl Generator for FakeGenerator {
     type Object = Fake;
     type Spec = FakeSpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::Fake;
     const CLUSTER_FIELD: &'static str = "fakeSpec";
 
-    async fn generate(
-        &self,
-        spec: FakeSpec,
-        _: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    async fn generate(&self, spec: FakeSpec, _: CredentialResolver) -> Result<Generated, Error> {
         let data = spec
             .data
             .into_iter()
             .map(|(key, value)| (key, value.into_bytes()))
             .collect();
-        Ok((data, ()))
+        Ok(data)
     }
 }

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{Mfa, MfaSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
+use external_secrets_providers::ProviderError;
 use external_secrets_providers::credentials::{CredentialResolver, Referent};
 use ring::hmac;
 
@@ -19,27 +19,49 @@ const DEFAULT_PERIOD: i64 = 30;
 /// The longest code accepted (upstream has no limit; longer codes are only zero padding).
 const MAX_LENGTH: i64 = 64;
 
+/// Why no code could be generated (upstream's messages; the seed is never named).
+#[derive(Debug, thiserror::Error)]
+pub enum MfaError {
+    /// The Secret `spec.secret` names could not be read.
+    #[error("failed to find secret for token key: {0}")]
+    Secret(#[source] ProviderError),
+    /// The Secret has no such key.
+    #[error("secret key {0} does not exist in secret data map")]
+    MissingKey(String),
+    /// `spec.length` above [`MAX_LENGTH`].
+    #[error("spec.length: must be at most {MAX_LENGTH}")]
+    TooLong,
+    /// The seed does not decode.
+    #[error("failed to generate code for token key: {0}")]
+    Code(#[source] InvalidSeed),
+}
+
+/// The seed is not base32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("failed to generate OTP code: the seed is not valid base32")]
+pub struct InvalidSeed;
+
 /// Generates the current code of the seed `spec.secret` names, read through `credentials`.
 pub async fn generate(
     spec: &MfaSpec,
     credentials: CredentialResolver,
-) -> Result<Generated, String> {
+) -> Result<Generated, MfaError> {
     let name = spec.secret.name.as_deref().unwrap_or_default();
     let key = spec.secret.key.as_deref().unwrap_or_default();
     let mut secret = credentials
         .secret(name, None, Referent::Allowed)
         .await
-        .map_err(|error| format!("failed to find secret for token key: {error}"))?;
+        .map_err(MfaError::Secret)?;
     let seed = secret
         .data
         .remove(key)
-        .ok_or_else(|| format!("secret key {key} does not exist in secret data map"))?;
+        .ok_or_else(|| MfaError::MissingKey(key.to_owned()))?;
     let length = spec
         .length
         .filter(|length| *length > 0)
         .unwrap_or(DEFAULT_LENGTH);
     if length > MAX_LENGTH {
-        return Err(format!("spec.length: must be at most {MAX_LENGTH}"));
+        return Err(MfaError::TooLong);
     }
     let period = spec
         .time_period
@@ -51,8 +73,8 @@ pub async fn generate(
             .duration_since(UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_secs() as i64),
     };
-    let (token, time_left) = totp(seed.expose(), length as usize, period, when)
-        .map_err(|error| format!("failed to generate code for token key: {error}"))?;
+    let (token, time_left) =
+        totp(seed.expose(), length as usize, period, when).map_err(MfaError::Code)?;
     Ok([
         ("token".to_owned(), token.into_bytes()),
         ("timeLeft".to_owned(), time_left.to_string().into_bytes()),
@@ -62,7 +84,7 @@ pub async fn generate(
 
 /// The `length`-digit code of `seed` (base32, spaces allowed) for the period holding the Unix
 /// time `when`, and the seconds left in that period.
-fn totp(seed: &[u8], length: usize, period: i64, when: i64) -> Result<(String, i64), String> {
+fn totp(seed: &[u8], length: usize, period: i64, when: i64) -> Result<(String, i64), InvalidSeed> {
     let cleaned: Vec<u8> = seed
         .iter()
         .filter(|byte| **byte != b' ')
@@ -70,7 +92,7 @@ fn totp(seed: &[u8], length: usize, period: i64, when: i64) -> Result<(String, i
         .collect();
     let key = data_encoding::BASE32_NOPAD
         .decode(&cleaned)
-        .map_err(|_| "failed to generate OTP code: the seed is not valid base32".to_owned())?;
+        .map_err(|_| InvalidSeed)?;
     let counter = when.div_euclid(period) as u64;
     let tag = hmac::sign(
         &hmac::Key::new(hmac::HMAC_SHA1_FOR_LEGACY_USE_ONLY, &key),
@@ -103,22 +125,14 @@ pub struct MfaGenerator;
 impl Generator for MfaGenerator {
     type Object = Mfa;
     type Spec = MfaSpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::Mfa;
     const CLUSTER_FIELD: &'static str = "mfaSpec";
 
     async fn generate(
         &self,
         spec: MfaSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
-        let generated = generate(&spec, credentials)
-            .await
-            .map_err(|message| Error::Generate {
-                kind: Self::KIND,
-                message,
-            })?;
-        Ok((generated, ()))
+    ) -> Result<Generated, Error> {
+        Ok(generate(&spec, credentials).await?)
     }
 }
 
@@ -156,6 +170,7 @@ mod tests {
         assert!(
             totp(b"not base32!", 6, 30, 0)
                 .unwrap_err()
+                .to_string()
                 .contains("not valid base32")
         );
     }

@@ -6,10 +6,10 @@
 //! `ClusterGenerator`; other kinds are refused by name. One module per kind; the network kinds
 //! call the provider code of their backend (its clients and authentication).
 //!
-//! Each kind is one [`Generator`] (its spec, its state, generate and cleanup) in its own
-//! module; [`generator`] is the one exhaustive `match` over the kinds. Nothing generated is
-//! cleaned up afterwards and no `GeneratorState` is kept yet: upstream's cleanup of every kind
-//! here does nothing either, and the state type is there for the kinds that will need it.
+//! Each kind is one [`Generator`] (its spec and how it generates) in its own module;
+//! [`generator`] is the one exhaustive `match` over the kinds. Nothing generated is cleaned
+//! up afterwards and no `GeneratorState` is kept: upstream's cleanup of every kind here does
+//! nothing and none of them returns state (see [`Generator`]).
 //!
 //! Where a generator object comes from is a [`GeneratorSource`]: the cluster for the
 //! controller, the input file for `render`. The source also reads the Secrets a generator's
@@ -48,19 +48,18 @@ pub use error::Error;
 /// Generated data, key to value.
 pub type Generated = BTreeMap<String, Vec<u8>>;
 
-/// One generator kind, as upstream's generator interface: generate from a spec, clean up
-/// what was generated (with the state generate returned).
+/// One generator kind, as upstream's generator interface without its state: generate from a
+/// spec. Upstream's `Cleanup` and `GeneratorProviderState` serve the kinds that create
+/// something to revoke later (kept in `GeneratorState` objects); every kind of this build
+/// returns no state and upstream's cleanup of each of them does nothing, so the trait has
+/// neither. A state-keeping kind adds them together with the `GeneratorState` objects that
+/// call the cleanup.
 #[async_trait]
 pub trait Generator: Send + Sync {
     /// The generator's custom resource (for API lookups).
     type Object: kube::Resource<DynamicType = ()>;
     /// The spec it generates from.
     type Spec: DeserializeOwned + Send + Sync;
-    /// What it keeps between generate and cleanup (upstream's `GeneratorProviderState`);
-    /// `()` for the kinds that keep nothing.
-    type State: Send;
-    /// Its kind.
-    const KIND: GeneratorRefKind;
     /// The field holding its spec inside a `ClusterGenerator`'s `spec.generator`.
     const CLUSTER_FIELD: &'static str;
 
@@ -69,19 +68,10 @@ pub trait Generator: Send + Sync {
         &self,
         spec: Self::Spec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, Self::State), Error>;
-
-    /// Removes what `generate` created; nothing to do for the kinds of this build.
-    #[allow(
-        dead_code,
-        reason = "no caller keeps a GeneratorState yet; the state-keeping kinds will call this"
-    )]
-    async fn cleanup(&self, _spec: Self::Spec, _state: Self::State) -> Result<(), Error> {
-        Ok(())
-    }
+    ) -> Result<Generated, Error>;
 }
 
-/// A [`Generator`] behind a pointer: spec as JSON, state dropped (nothing keeps it yet).
+/// A [`Generator`] behind a pointer: spec as JSON.
 #[async_trait]
 trait DynGenerator: Send + Sync {
     fn api_resource(&self) -> ApiResource;
@@ -114,8 +104,7 @@ impl<G: Generator> DynGenerator for G {
             spec
         };
         let spec: G::Spec = serde_json::from_value(spec).map_err(Error::InvalidSpec)?;
-        let (generated, _state) = self.generate(spec, credentials).await?;
-        Ok(generated)
+        self.generate(spec, credentials).await
     }
 }
 
@@ -258,13 +247,13 @@ async fn cluster_generate(
 }
 
 /// A provider's answer as generated data; its errors carry no secret values.
-fn provided(result: Result<SecretMap, ProviderError>) -> Result<(Generated, ()), Error> {
+fn provided(result: Result<SecretMap, ProviderError>) -> Result<Generated, Error> {
     let data = result.map_err(Error::Provider)?;
     let generated = data
         .into_iter()
         .map(|(key, value)| (key, value.into_bytes()))
         .collect();
-    Ok((generated, ()))
+    Ok(generated)
 }
 
 #[cfg(test)]
@@ -333,7 +322,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn generators_return_their_state_and_clean_up_nothing_by_default() {
+    async fn generators_generate_and_unknown_kinds_are_refused() {
         let spec: external_secrets_crds::generators::FakeSpec =
             serde_json::from_value(json!({"data": {"a": "1"}})).unwrap();
         let credentials = CredentialResolver::new(
@@ -341,12 +330,11 @@ mod tests {
             StoreId::secret_store("ns", "fake"),
             Some("ns".to_owned()),
         );
-        let (generated, state) = fake::FakeGenerator
-            .generate(spec.clone(), credentials)
+        let generated = fake::FakeGenerator
+            .generate(spec, credentials)
             .await
             .unwrap();
         assert_eq!(generated["a"], b"1");
-        fake::FakeGenerator.cleanup(spec, state).await.unwrap();
         let unsupported = generator(GeneratorRefKind::Grafana).err().unwrap();
         assert_eq!(unsupported.reason(), "GeneratorNotSupported");
     }

@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use base64::Engine as _;
 use external_secrets_crds::generators::{Password, PasswordEncoding, PasswordSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 
-use super::{Error, Generated, Generator, random};
+use super::random::{self, RandomError};
+use super::{Error, Generated, Generator};
 
 const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
 const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -33,8 +33,47 @@ pub const MAX_KEYS: usize = 100;
 /// The longest `symbolCharacters`, in bytes.
 pub const MAX_SYMBOL_BYTES: usize = 1_024;
 
+/// Why no password could be generated: a spec field out of bounds (upstream's messages where
+/// upstream has the check), or the random source failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PasswordError {
+    /// `length` above [`MAX_LENGTH`].
+    #[error("length must be at most {MAX_LENGTH}")]
+    TooLong,
+    /// More `secretKeys` than [`MAX_KEYS`].
+    #[error("secretKeys must have at most {MAX_KEYS} entries")]
+    TooManyKeys,
+    /// `symbolCharacters` longer than [`MAX_SYMBOL_BYTES`].
+    #[error("symbolCharacters must be at most {MAX_SYMBOL_BYTES} bytes")]
+    TooManySymbols,
+    /// An empty or repeated `secretKeys` entry.
+    #[error("secretKeys must be non-empty and unique")]
+    Keys,
+    /// `digits` + `symbols` exceed `length`.
+    #[error("number of digits and symbols must be less than total length")]
+    TooShort,
+    /// Negative `digits`.
+    #[error("digits must not be negative")]
+    NegativeDigits,
+    /// Negative `symbols`.
+    #[error("symbols must not be negative")]
+    NegativeSymbols,
+    /// A class (`letters`, `digits`, `symbols`) has no characters to draw from.
+    #[error("no characters available for {0}")]
+    NoCharacters(&'static str),
+    /// A class has fewer distinct characters than asked for, without `allowRepeat`.
+    #[error("number of {0} exceeds available {0} and repeats are not allowed")]
+    Exhausted(&'static str),
+    /// A drawn index fell outside its set.
+    #[error("random index out of range")]
+    OutOfRange,
+    /// The random source failed.
+    #[error(transparent)]
+    Random(#[from] RandomError),
+}
+
 /// The passwords `spec` asks for, by key.
-pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, String> {
+pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, PasswordError> {
     let length = if spec.length > 0 {
         spec.length
     } else {
@@ -42,19 +81,17 @@ pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, String
     };
     // Upstream computes the defaults as int(float32(length) * 0.25).
     if length > MAX_LENGTH {
-        return Err(format!("length must be at most {MAX_LENGTH}"));
+        return Err(PasswordError::TooLong);
     }
     if spec.secret_keys.len() > MAX_KEYS {
-        return Err(format!("secretKeys must have at most {MAX_KEYS} entries"));
+        return Err(PasswordError::TooManyKeys);
     }
     let quarter = length / 4;
     let digits = spec.digits.unwrap_or(quarter);
     let symbols = spec.symbols.unwrap_or(quarter);
     let symbol_set = spec.symbol_characters.as_deref().unwrap_or(SYMBOLS);
     if symbol_set.len() > MAX_SYMBOL_BYTES {
-        return Err(format!(
-            "symbolCharacters must be at most {MAX_SYMBOL_BYTES} bytes"
-        ));
+        return Err(PasswordError::TooManySymbols);
     }
     let keys = if spec.secret_keys.is_empty() {
         vec!["password".to_owned()]
@@ -63,7 +100,7 @@ pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, String
     };
     let mut seen = std::collections::BTreeSet::new();
     if keys.iter().any(|key| key.is_empty() || !seen.insert(key)) {
-        return Err("secretKeys must be non-empty and unique".to_owned());
+        return Err(PasswordError::Keys);
     }
     let letters = if spec.no_upper {
         LOWER.to_owned()
@@ -76,10 +113,10 @@ pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, String
                 .checked_sub(digits)
                 .and_then(|rest| rest.checked_sub(symbols))
                 .unwrap_or(-1),
-            "number of digits and symbols must be less than total length",
+            PasswordError::TooShort,
         )?,
-        digits: count(digits, "digits must not be negative")?,
-        symbols: count(symbols, "symbols must not be negative")?,
+        digits: count(digits, PasswordError::NegativeDigits)?,
+        symbols: count(symbols, PasswordError::NegativeSymbols)?,
         allow_repeat: spec.allow_repeat,
     };
     keys.into_iter()
@@ -90,8 +127,8 @@ pub fn generate(spec: &PasswordSpec) -> Result<BTreeMap<String, Vec<u8>>, String
         .collect()
 }
 
-fn count(value: i64, problem: &str) -> Result<usize, String> {
-    usize::try_from(value).map_err(|_| problem.to_owned())
+fn count(value: i64, problem: PasswordError) -> Result<usize, PasswordError> {
+    usize::try_from(value).map_err(|_| problem)
 }
 
 /// How many characters of each class a password has.
@@ -104,7 +141,7 @@ struct Shape {
 
 impl Shape {
     /// One password: each class's characters drawn, then all of them shuffled.
-    fn password(&self, letters: &str, symbols: &str) -> Result<String, String> {
+    fn password(&self, letters: &str, symbols: &str) -> Result<String, PasswordError> {
         let mut password: Vec<char> = Vec::new();
         let mut used = std::collections::BTreeSet::new();
         for (needed, set, class) in [
@@ -119,12 +156,10 @@ impl Shape {
                 set.retain(|character| !used.contains(character));
             }
             if needed > 0 && set.is_empty() {
-                return Err(format!("no characters available for {class}"));
+                return Err(PasswordError::NoCharacters(class));
             }
             if !self.allow_repeat && needed > set.len() {
-                return Err(format!(
-                    "number of {class} exceeds available {class} and repeats are not allowed"
-                ));
+                return Err(PasswordError::Exhausted(class));
             }
             for _ in 0..needed {
                 let at = random::index(set.len())?;
@@ -133,7 +168,7 @@ impl Shape {
                 } else {
                     (at < set.len()).then(|| set.swap_remove(at))
                 }
-                .ok_or_else(|| "random index out of range".to_owned())?;
+                .ok_or(PasswordError::OutOfRange)?;
                 used.insert(character);
                 password.push(character);
             }
@@ -165,20 +200,14 @@ pub struct PasswordGenerator;
 impl Generator for PasswordGenerator {
     type Object = Password;
     type Spec = PasswordSpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::Password;
     const CLUSTER_FIELD: &'static str = "passwordSpec";
 
     async fn generate(
         &self,
         spec: PasswordSpec,
         _: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
-        let generated = generate(&spec).map_err(|message| Error::Generate {
-            kind: Self::KIND,
-            message,
-        })?;
-        Ok((generated, ()))
+    ) -> Result<Generated, Error> {
+        Ok(generate(&spec)?)
     }
 }
 
@@ -240,33 +269,44 @@ mod tests {
 
     #[test]
     fn impossible_specs_are_refused_with_upstreams_messages() {
-        let too_many =
-            generate(&spec(json!({"length": 4, "digits": 3, "symbols": 3}))).unwrap_err();
+        let too_many = generate(&spec(json!({"length": 4, "digits": 3, "symbols": 3})))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             too_many,
             "number of digits and symbols must be less than total length"
         );
-        let digits =
-            generate(&spec(json!({"length": 20, "digits": 11, "symbols": 0}))).unwrap_err();
+        let digits = generate(&spec(json!({"length": 20, "digits": 11, "symbols": 0})))
+            .unwrap_err()
+            .to_string();
         assert!(digits.contains("repeats are not allowed"), "{digits}");
-        let keys = generate(&spec(json!({"secretKeys": ["a", "a"]}))).unwrap_err();
+        let keys = generate(&spec(json!({"secretKeys": ["a", "a"]})))
+            .unwrap_err()
+            .to_string();
         assert_eq!(keys, "secretKeys must be non-empty and unique");
     }
 
     #[test]
     fn hostile_sizes_are_refused_before_allocating_and_never_overflow() {
-        let long = generate(&spec(json!({"length": i64::MAX}))).unwrap_err();
+        let long = generate(&spec(json!({"length": i64::MAX})))
+            .unwrap_err()
+            .to_string();
         assert_eq!(long, "length must be at most 10000");
         let keys: Vec<String> = (0..=MAX_KEYS).map(|n| n.to_string()).collect();
-        let many = generate(&spec(json!({"secretKeys": keys}))).unwrap_err();
+        let many = generate(&spec(json!({"secretKeys": keys})))
+            .unwrap_err()
+            .to_string();
         assert_eq!(many, "secretKeys must have at most 100 entries");
         let symbols = "!".repeat(MAX_SYMBOL_BYTES + 1);
-        let wide = generate(&spec(json!({"symbolCharacters": symbols}))).unwrap_err();
+        let wide = generate(&spec(json!({"symbolCharacters": symbols})))
+            .unwrap_err()
+            .to_string();
         assert_eq!(wide, "symbolCharacters must be at most 1024 bytes");
         for (digits, symbols) in [(i64::MIN, 0), (0, i64::MIN), (i64::MAX, i64::MAX), (-1, 1)] {
             let error = generate(&spec(json!({"length": 10, "digits": digits,
                 "symbols": symbols})))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
             assert!(!error.is_empty());
         }
     }
@@ -285,11 +325,13 @@ mod tests {
     fn repeated_or_overlapping_symbol_characters_cannot_loop_forever() {
         let repeated = generate(&spec(json!({"length": 8, "digits": 0, "symbols": 4,
             "symbolCharacters": "!!!!"})))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(repeated.contains("repeats are not allowed"), "{repeated}");
         let overlapping = generate(&spec(json!({"length": 30, "digits": 0, "symbols": 4,
             "symbolCharacters": "abcd!?", "noUpper": true})))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             overlapping.contains("repeats are not allowed"),
             "{overlapping}"

@@ -13,7 +13,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{SshKey, SshKeySpec, SshKeyType};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 use ssh_key::private::{EcdsaKeypair, Ed25519Keypair, KeypairData, RsaKeypair};
 use ssh_key::rand_core::OsRng;
@@ -24,21 +23,35 @@ use super::{Error, Generated, Generator};
 /// RSA key size when `keySize` is unset, upstream's.
 const DEFAULT_RSA_BITS: i64 = 2048;
 
+/// Why no key pair could be generated.
+#[derive(Debug, thiserror::Error)]
+pub enum SshKeyError {
+    /// The blocking task generating the key did not finish.
+    #[error("unable to generate SSH key: the key generation task failed")]
+    Task,
+    /// `keySize` is outside what RSA keys may have here.
+    #[error("keySize: RSA keys must be 2048 to 8192 bits long, got {0}")]
+    RsaSize(i64),
+    /// The key library failed.
+    #[error("unable to generate SSH key: {0}")]
+    Key(#[from] ssh_key::Error),
+}
+
 /// Generates a key pair as `spec` says; the (CPU-bound) key generation runs off the async
 /// workers.
-pub async fn generate(spec: &SshKeySpec) -> Result<Generated, String> {
+pub async fn generate(spec: &SshKeySpec) -> Result<Generated, SshKeyError> {
     let spec = spec.clone();
     tokio::task::spawn_blocking(move || generate_now(&spec))
         .await
-        .map_err(|_| "unable to generate SSH key: the key generation task failed".to_owned())?
+        .map_err(|_| SshKeyError::Task)?
 }
 
-fn generate_now(spec: &SshKeySpec) -> Result<Generated, String> {
+fn generate_now(spec: &SshKeySpec) -> Result<Generated, SshKeyError> {
     let keypair = keypair(spec.key_type, spec.key_size)?;
     let comment = spec.comment.clone().unwrap_or_default();
-    let private = PrivateKey::new(keypair, comment).map_err(failed)?;
-    let private_pem = private.to_openssh(LineEnding::LF).map_err(failed)?;
-    let mut public = private.public_key().to_openssh().map_err(failed)?;
+    let private = PrivateKey::new(keypair, comment)?;
+    let private_pem = private.to_openssh(LineEnding::LF)?;
+    let mut public = private.public_key().to_openssh()?;
     public.push('\n');
     Ok([
         ("privateKey".to_owned(), private_pem.as_bytes().to_vec()),
@@ -48,17 +61,15 @@ fn generate_now(spec: &SshKeySpec) -> Result<Generated, String> {
 }
 
 /// A new key pair of `key_type` and `key_size`.
-fn keypair(key_type: SshKeyType, key_size: Option<i64>) -> Result<KeypairData, String> {
+fn keypair(key_type: SshKeyType, key_size: Option<i64>) -> Result<KeypairData, SshKeyError> {
     Ok(match key_type {
         SshKeyType::Rsa => {
             let bits = key_size.unwrap_or(DEFAULT_RSA_BITS);
             let bits = usize::try_from(bits)
                 .ok()
                 .filter(|bits| (2048..=8192).contains(bits))
-                .ok_or_else(|| {
-                    format!("keySize: RSA keys must be 2048 to 8192 bits long, got {bits}")
-                })?;
-            RsaKeypair::random(&mut OsRng, bits).map_err(failed)?.into()
+                .ok_or(SshKeyError::RsaSize(bits))?;
+            RsaKeypair::random(&mut OsRng, bits)?.into()
         }
         SshKeyType::Ecdsa => {
             let curve = match key_size {
@@ -66,16 +77,10 @@ fn keypair(key_type: SshKeyType, key_size: Option<i64>) -> Result<KeypairData, S
                 Some(521) => EcdsaCurve::NistP521,
                 _ => EcdsaCurve::NistP256,
             };
-            EcdsaKeypair::random(&mut OsRng, curve)
-                .map_err(failed)?
-                .into()
+            EcdsaKeypair::random(&mut OsRng, curve)?.into()
         }
         SshKeyType::Ed25519 => Ed25519Keypair::random(&mut OsRng).into(),
     })
-}
-
-fn failed(error: ssh_key::Error) -> String {
-    format!("unable to generate SSH key: {error}")
 }
 
 /// Generates SSH key pairs.
@@ -85,20 +90,10 @@ pub struct SshKeyGenerator;
 impl Generator for SshKeyGenerator {
     type Object = SshKey;
     type Spec = SshKeySpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::SshKey;
     const CLUSTER_FIELD: &'static str = "sshKeySpec";
 
-    async fn generate(
-        &self,
-        spec: SshKeySpec,
-        _: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
-        let generated = generate(&spec).await.map_err(|message| Error::Generate {
-            kind: Self::KIND,
-            message,
-        })?;
-        Ok((generated, ()))
+    async fn generate(&self, spec: SshKeySpec, _: CredentialResolver) -> Result<Generated, Error> {
+        Ok(generate(&spec).await?)
     }
 }
 
@@ -182,7 +177,8 @@ mod tests {
     async fn short_rsa_keys_are_refused_naming_the_field() {
         let error = generate(&spec(SshKeyType::Rsa, Some(1024), None))
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             "keySize: RSA keys must be 2048 to 8192 bits long, got 1024"

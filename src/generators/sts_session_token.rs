@@ -5,7 +5,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{StsSessionToken, StsSessionTokenSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::backends::aws::Endpoints;
 use external_secrets_providers::credentials::CredentialResolver;
 
@@ -18,8 +17,6 @@ pub struct StsSessionTokenGenerator;
 impl Generator for StsSessionTokenGenerator {
     type Object = StsSessionToken;
     type Spec = StsSessionTokenSpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::StsSessionToken;
     const CLUSTER_FIELD: &'static str = "stsSessionTokenSpec";
 
     /// Requests a session token as `spec` says, reading the Secrets its `auth` names through
@@ -28,7 +25,7 @@ impl Generator for StsSessionTokenGenerator {
         &self,
         spec: StsSessionTokenSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         let endpoints = Endpoints::from_env().map_err(Error::Provider)?;
         provided(
             external_secrets_providers::backends::aws::generate_sts_session_token(

@@ -2,7 +2,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{Uuid, UuidSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 
 use super::{Error, Generated, Generator};
@@ -14,12 +13,10 @@ pub struct UuidGenerator;
 impl Generator for UuidGenerator {
     type Object = Uuid;
     type Spec = UuidSpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::Uuid;
     const CLUSTER_FIELD: &'static str = "uuidSpec";
 
-    async fn generate(&self, _: UuidSpec, _: CredentialResolver) -> Result<(Generated, ()), Error> {
+    async fn generate(&self, _: UuidSpec, _: CredentialResolver) -> Result<Generated, Error> {
         let uuid = uuid::Uuid::new_v4().to_string().into_bytes();
-        Ok(([("uuid".to_owned(), uuid)].into(), ()))
+        Ok([("uuid".to_owned(), uuid)].into())
     }
 }

@@ -5,7 +5,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{VaultDynamicSecret, VaultDynamicSecretSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 
 use super::{Error, Generated, Generator, provided};
@@ -17,8 +16,6 @@ pub struct VaultDynamicSecretGenerator;
 impl Generator for VaultDynamicSecretGenerator {
     type Object = VaultDynamicSecret;
     type Spec = VaultDynamicSecretSpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::VaultDynamicSecret;
     const CLUSTER_FIELD: &'static str = "vaultDynamicSecretSpec";
 
     /// Makes the call `spec` describes, reading the Secrets its `provider.auth` names through
@@ -27,12 +24,9 @@ impl Generator for VaultDynamicSecretGenerator {
         &self,
         spec: VaultDynamicSecretSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         if spec.path.is_empty() {
-            return Err(Error::Generate {
-                kind: Self::KIND,
-                message: "path: must name the Vault path to call".to_owned(),
-            });
+            return Err(Error::VaultPathRequired);
         }
         provided(
             external_secrets_providers::backends::vault::generate_dynamic_secret(

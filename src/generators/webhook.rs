@@ -4,7 +4,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{Webhook, WebhookSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::credentials::CredentialResolver;
 
 use super::{Error, Generated, Generator, provided};
@@ -16,8 +15,6 @@ pub struct WebhookGenerator;
 impl Generator for WebhookGenerator {
     type Object = Webhook;
     type Spec = WebhookSpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::Webhook;
     const CLUSTER_FIELD: &'static str = "webhookSpec";
 
     /// Sends the request `spec` describes, reading the Secrets its `secrets` name through
@@ -26,7 +23,7 @@ impl Generator for WebhookGenerator {
         &self,
         spec: WebhookSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         provided(external_secrets_providers::backends::webhook::generate(&spec, credentials).await)
     }
 }

@@ -16,6 +16,7 @@ use external_secrets_crds::v1::{
     ClusterSecretStore, SecretStore, SecretStoreRef, SecretStoreRefKind, SecretStoreSpec,
     SecretStoreStatus,
 };
+use external_secrets_crds::v1alpha1::PushSecretStoreRef;
 use external_secrets_providers::{Backend, ClientManager, ProviderError, SharedClient, StoreRef};
 
 pub use admission::NamespaceLabels;
@@ -133,6 +134,14 @@ pub fn kind_and_name(reference: &SecretStoreRef) -> (SecretStoreRefKind, &str) {
         reference.kind.unwrap_or_default(),
         reference.name.as_deref().unwrap_or_default(),
     )
+}
+
+/// Whether a PushSecret's `secretStoreRefs` names the store `name` of `kind` (its `dataTo`
+/// entries may only name listed stores; the controller and the webhook both check it).
+pub fn is_listed(name: &str, kind: SecretStoreRefKind, store_refs: &[PushSecretStoreRef]) -> bool {
+    store_refs
+        .iter()
+        .any(|listed| listed.kind == kind && listed.name.as_deref() == Some(name))
 }
 
 /// Upstream's `ShouldProcessStore`: a store without `spec.controller` belongs to every

@@ -68,6 +68,20 @@ pub enum LoadError {
     Invalid(#[from] InvalidCertificate),
 }
 
+/// Why the served certificate is not valid (readiness reports it).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// Nothing was loaded from the directory (named).
+    #[error("no certificate loaded from {0}")]
+    NotLoaded(String),
+    /// The directory (named) has no CA file.
+    #[error("{CA_FILE} missing in {0}")]
+    CaMissing(String),
+    /// The certificate does not chain to the CA or is not valid for the name and time.
+    #[error("{0}")]
+    Invalid(#[from] InvalidCertificate),
+}
+
 impl CertStore {
     /// A store serving nothing yet; call [`CertStore::reload`] to load `directory`.
     pub fn new(directory: PathBuf, provider: Arc<CryptoProvider>) -> Self {
@@ -105,18 +119,24 @@ impl CertStore {
 
     /// Whether the served certificate chains to `ca.crt` and is valid for `dns_name` at `at`
     /// (upstream's readiness: now + 1 hour; its periodic check: now + lookahead).
-    pub fn check(&self, dns_name: &str, at: SystemTime) -> Result<(), String> {
+    pub fn check(&self, dns_name: &str, at: SystemTime) -> Result<(), CheckError> {
         let guard = self.current.read().unwrap_or_else(|e| e.into_inner());
+        let directory = || self.directory.display().to_string();
         let loaded = guard
             .as_ref()
-            .ok_or_else(|| format!("no certificate loaded from {}", self.directory.display()))?;
+            .ok_or_else(|| CheckError::NotLoaded(directory()))?;
         let ca = loaded
             .files
             .ca
             .as_deref()
-            .ok_or_else(|| format!("{CA_FILE} missing in {}", self.directory.display()))?;
-        verify::check_chain(ca, &loaded.key.cert, dns_name, at, self.provider.clone())
-            .map_err(|error| error.to_string())
+            .ok_or_else(|| CheckError::CaMissing(directory()))?;
+        Ok(verify::check_chain(
+            ca,
+            &loaded.key.cert,
+            dns_name,
+            at,
+            self.provider.clone(),
+        )?)
     }
 }
 
@@ -213,6 +233,7 @@ mod tests {
             store
                 .check("localhost", in_an_hour)
                 .unwrap_err()
+                .to_string()
                 .contains("ca.crt missing")
         );
         std::fs::remove_dir_all(directory).unwrap();

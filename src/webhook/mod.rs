@@ -71,7 +71,11 @@ pub async fn run(args: WebhookArgs) -> anyhow::Result<()> {
     let readiness: probes::Readiness = {
         let store = store.clone();
         let dns_name = args.dns_name.clone();
-        Arc::new(move || store.check(&dns_name, SystemTime::now() + READY_HORIZON))
+        Arc::new(move || {
+            store
+                .check(&dns_name, SystemTime::now() + READY_HORIZON)
+                .map_err(Into::into)
+        })
     };
     let probe_server = probes::serve(
         args.probes.healthz_addr,

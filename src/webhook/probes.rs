@@ -13,8 +13,12 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
 use axum::routing::get;
 
+/// Why a component is not ready: the component's own error (the webhook's certificate check,
+/// the cert controller's wait), answered as the `/readyz` body.
+pub type NotReady = Box<dyn std::error::Error + Send + Sync>;
+
 /// A readiness check: `Err` carries why the component is not ready.
-pub type Readiness = Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
+pub type Readiness = Arc<dyn Fn() -> Result<(), NotReady> + Send + Sync>;
 
 /// `/healthz` and `/readyz` answering from `ready`.
 pub fn router(ready: Readiness) -> Router {
@@ -27,7 +31,7 @@ pub fn router(ready: Readiness) -> Router {
                 async move {
                     match ready() {
                         Ok(()) => (StatusCode::OK, "ok".to_owned()),
-                        Err(reason) => (StatusCode::SERVICE_UNAVAILABLE, reason),
+                        Err(reason) => (StatusCode::SERVICE_UNAVAILABLE, reason.to_string()),
                     }
                 }
             }),
@@ -112,13 +116,13 @@ mod tests {
     #[tokio::test]
     async fn readiness_follows_the_check() {
         let ready = Arc::new(AtomicBool::new(false));
-        let check = {
+        let check: Readiness = {
             let ready = ready.clone();
             Arc::new(move || {
                 if ready.load(Ordering::SeqCst) {
                     Ok(())
                 } else {
-                    Err("no certificate loaded".to_owned())
+                    Err("no certificate loaded".into())
                 }
             })
         };

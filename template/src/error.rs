@@ -70,3 +70,24 @@ pub fn line_column(source: &str, pos: usize) -> (usize, usize) {
     };
     (line, column)
 }
+
+/// Why YAML could not be read as asked (`yaml_to_json`, `yaml_to_string_map`), in the words of
+/// go-yaml and sigs.k8s.io/yaml: where parsing failed and which kind of value did not fit,
+/// never the content.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum YamlError {
+    /// The text is not YAML, or holds what JSON cannot (a non-finite number, an unusable key);
+    /// the parser's message says where.
+    #[error("error converting YAML to JSON: {0}")]
+    Convert(String),
+    /// A value of another kind where a map of strings (or a string) was asked for.
+    #[error(
+        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {kind} into Go value of type {into}"
+    )]
+    Unmarshal {
+        /// The JSON kind found (`array`, `object`, `string`, `bool`, `number`).
+        kind: &'static str,
+        /// The Go type asked for.
+        into: &'static str,
+    },
+}

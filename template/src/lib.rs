@@ -32,7 +32,7 @@ mod tests;
 use std::collections::BTreeMap;
 
 pub use data::Data;
-pub use error::TemplateError;
+pub use error::{TemplateError, YamlError};
 
 use error::line_column;
 
@@ -148,7 +148,7 @@ pub fn render(
 /// `yaml.Unmarshal` gives them (`UseNumber`): integers when Go's JSON text of them is one that
 /// fits `int64` (`42`, `1.0`, `1e6`), floats otherwise; `fromYaml` reads all as float64.
 /// The error names where parsing failed, never the content.
-pub fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
+pub fn yaml_to_json(text: &str) -> Result<serde_json::Value, YamlError> {
     functions::serialize::yaml_to_json(text)
 }
 
@@ -157,9 +157,9 @@ pub fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
 /// go-yaml v2's YAML 1.1, then every scalar value printed (`5432`, `true` for `yes`, floats as
 /// float32 `%g`, null as ""), while a sequence or mapping value fails. Errors leave the
 /// content out.
-pub fn yaml_to_string_map(text: &str) -> Result<BTreeMap<String, String>, String> {
+pub fn yaml_to_string_map(text: &str) -> Result<BTreeMap<String, String>, YamlError> {
     functions::yaml_read::parse(text)
-        .map_err(|message| format!("error converting YAML to JSON: {message}"))
+        .map_err(YamlError::Convert)
         .and_then(functions::yaml_read::to_string_map)
 }
 

@@ -5,14 +5,20 @@
 use external_secrets_crds::v1::ExternalSecretCreationPolicy;
 use external_secrets_providers::ProviderError;
 
+use external_secrets_providers::duration::DurationError;
+use external_secrets_providers::request::{ConversionStrategy, DecodingStrategy};
+
+use super::generic::GenericError;
 use super::target::RenderError;
+use crate::controllers::rewrite::{MergeError, RewriteError};
+use crate::controllers::template::DecodeError;
 
 /// Why a sync failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// `spec.refreshInterval` is not a duration.
     #[error("spec.refreshInterval: {0}")]
-    RefreshInterval(String),
+    RefreshInterval(#[source] DurationError),
     /// No `spec.secretStoreRef` for an entry that names no store of its own.
     #[error("spec.secretStoreRef: required unless every entry names its sourceRef")]
     MissingStoreRef,
@@ -32,18 +38,18 @@ pub enum Error {
         /// The entry's index.
         index: usize,
     },
-    /// What an entry read cannot be used as written (keys, decoding, conversion, rewrites);
+    /// What an entry read cannot be used as written (keys, decoding, conversion, merges);
     /// `what` names the entry or field, `problem` says why.
     #[error("{what}: {problem}")]
     InvalidEntry {
         /// E.g. `spec.dataFrom[0].rewrite[1]`.
         what: String,
         /// Why.
-        problem: String,
+        problem: EntryProblem,
     },
     /// A `rewrite` rule is unusable (the message names its field).
-    #[error("{0}")]
-    Rewrite(String),
+    #[error(transparent)]
+    Rewrite(#[from] RewriteError),
     /// A store cannot be used: missing, not Ready, not allowed from the namespace, write-only.
     #[error(transparent)]
     Store(#[from] crate::stores::Error),
@@ -65,13 +71,13 @@ pub enum Error {
     },
     /// A ConfigMap or Secret a `templateFrom` entry names cannot be read (yet); retried.
     #[error("could not execute template: {0}")]
-    TemplateSource(String),
+    TemplateSource(#[source] crate::controllers::template::SourcesError),
     /// The target Secret could not be built (template, metadata).
     #[error(transparent)]
     Target(#[from] RenderError),
     /// A generic target (`spec.target.manifest`) is not allowed or cannot be built.
-    #[error("{0}")]
-    GenericTarget(String),
+    #[error(transparent)]
+    GenericTarget(#[from] GenericError),
     /// `deletionPolicy: Delete` with nothing to sync needs `creationPolicy: Owner`; `what`
     /// names the target.
     #[error("unable to delete {what}: creationPolicy={policy:?} is not Owner")]
@@ -95,6 +101,40 @@ pub enum Error {
     /// Reading from or writing to the Kubernetes API failed.
     #[error("kubernetes API: {0}")]
     Kube(#[source] kube::Error),
+}
+
+/// Why what an entry read cannot be used as written (keys and values are named by key only).
+#[derive(Debug, thiserror::Error)]
+pub enum EntryProblem {
+    /// `conversionStrategy` could not convert the keys.
+    #[error("error applying conversion strategy {strategy:?} to keys: {source}")]
+    Conversion {
+        /// The strategy.
+        strategy: ConversionStrategy,
+        /// Why.
+        source: ProviderError,
+    },
+    /// `decodingStrategy` could not decode a value.
+    #[error("error applying decoding strategy {strategy:?} to data: {source}")]
+    Decoding {
+        /// The strategy.
+        strategy: DecodingStrategy,
+        /// Why.
+        source: DecodeError,
+    },
+    /// A key is not a valid Secret key.
+    #[error(
+        "invalid secret keys (TIP: use rewrite or conversionStrategy to change keys): key {0:?}"
+    )]
+    InvalidKey(String),
+    /// A value holds null bytes under `nullBytePolicy: Fail`.
+    #[error(
+        "fetched secret value for key {0:?} contains null bytes; use a text-safe format such as PEM/base64 or leave nullBytePolicy unset for intentional binary data"
+    )]
+    NullBytes(String),
+    /// A `merge` rewrite failed.
+    #[error(transparent)]
+    Merge(#[from] MergeError),
 }
 
 impl Error {

@@ -17,7 +17,7 @@ use external_secrets_providers::{
 };
 
 use super::dedup::Coalescer;
-use super::error::Error;
+use super::error::{EntryProblem, Error};
 use crate::controllers::rewrite::KeyRewrite;
 use crate::controllers::template::{SecretData, decode};
 use crate::generators::{self, GeneratorSource};
@@ -142,17 +142,14 @@ impl Fetcher<'_> {
             }
             Err(source) => return Err(Error::Provider { what, source }),
         };
-        let invalid = |problem: String| Error::InvalidEntry {
+        let invalid = |problem: EntryProblem| Error::InvalidEntry {
             what: what.clone(),
             problem,
         };
         let strategy = shape.conversion;
         let keyed = if entry.rewrite.is_empty() {
-            convert_keys(strategy, found).map_err(|error| {
-                invalid(format!(
-                    "error applying conversion strategy {strategy:?} to keys: {error}"
-                ))
-            })?
+            convert_keys(strategy, found)
+                .map_err(|source| invalid(EntryProblem::Conversion { strategy, source }))?
         } else {
             rewrite(&entry.rewrite, found, &format!("spec.dataFrom[{index}]"))?
         };
@@ -279,7 +276,7 @@ impl Fetcher<'_> {
             }
             Err(source) => return Err(Error::Provider { what, source }),
         };
-        let invalid = |problem: String| Error::InvalidEntry {
+        let invalid = |problem: EntryProblem| Error::InvalidEntry {
             what: what.clone(),
             problem,
         };
@@ -336,13 +333,12 @@ struct Shape {
 }
 
 /// A value decoded by `strategy`, failing with upstream's message.
-fn decoded(strategy: DecodingStrategy, value: Vec<u8>) -> Result<Vec<u8>, String> {
-    decode(strategy, value)
-        .map_err(|error| format!("error applying decoding strategy {strategy:?} to data: {error}"))
+fn decoded(strategy: DecodingStrategy, value: Vec<u8>) -> Result<Vec<u8>, EntryProblem> {
+    decode(strategy, value).map_err(|source| EntryProblem::Decoding { strategy, source })
 }
 
 /// Upstream's rule for keys from `dataFrom`: only alphanumerics, `-`, `_` and `.`.
-fn check_key(key: &str) -> Result<(), String> {
+fn check_key(key: &str) -> Result<(), EntryProblem> {
     let valid = !key.is_empty()
         && key
             .chars()
@@ -350,9 +346,7 @@ fn check_key(key: &str) -> Result<(), String> {
     if valid {
         Ok(())
     } else {
-        Err(format!(
-            "invalid secret keys (TIP: use rewrite or conversionStrategy to change keys): key {key:?}"
-        ))
+        Err(EntryProblem::InvalidKey(key.to_owned()))
     }
 }
 
@@ -361,11 +355,9 @@ fn check_null_bytes(
     policy: Option<ExternalSecretNullBytePolicy>,
     key: &str,
     value: &[u8],
-) -> Result<(), String> {
+) -> Result<(), EntryProblem> {
     if policy == Some(ExternalSecretNullBytePolicy::Fail) && value.contains(&0) {
-        return Err(format!(
-            "fetched secret value for key {key:?} contains null bytes; use a text-safe format such as PEM/base64 or leave nullBytePolicy unset for intentional binary data"
-        ));
+        return Err(EntryProblem::NullBytes(key.to_owned()));
     }
     Ok(())
 }
@@ -388,18 +380,17 @@ fn rewrite(
             data = crate::controllers::rewrite::merge(operation, bytes)
                 .map_err(|problem| Error::InvalidEntry {
                     what: field.clone(),
-                    problem,
+                    problem: problem.into(),
                 })?
                 .into_iter()
                 .map(|(key, value)| (key, SecretValue::new(value)))
                 .collect();
             continue;
         }
-        let rule = KeyRewrite::compile(&field, rule.regexp.as_ref(), rule.transform.as_ref())
-            .map_err(Error::Rewrite)?;
+        let rule = KeyRewrite::compile(&field, rule.regexp.as_ref(), rule.transform.as_ref())?;
         data = data
             .into_iter()
-            .map(|(key, value)| Ok((rule.apply(&key).map_err(Error::Rewrite)?, value)))
+            .map(|(key, value)| Ok((rule.apply(&key)?, value)))
             .collect::<Result<_, Error>>()?;
     }
     Ok(data)
@@ -470,7 +461,7 @@ mod tests {
     #[test]
     fn data_from_keys_must_be_valid_secret_keys() {
         assert!(check_key("db.user-1_x").is_ok());
-        let error = check_key("a/b").unwrap_err();
+        let error = check_key("a/b").unwrap_err().to_string();
         assert!(error.contains("invalid secret keys"), "{error}");
     }
 
@@ -480,8 +471,9 @@ mod tests {
         assert!(check_null_bytes(None, "k", binary).is_ok());
         assert!(check_null_bytes(Some(ExternalSecretNullBytePolicy::Ignore), "k", binary).is_ok());
         assert!(check_null_bytes(Some(ExternalSecretNullBytePolicy::Fail), "k", b"AB").is_ok());
-        let error =
-            check_null_bytes(Some(ExternalSecretNullBytePolicy::Fail), "k", binary).unwrap_err();
+        let error = check_null_bytes(Some(ExternalSecretNullBytePolicy::Fail), "k", binary)
+            .unwrap_err()
+            .to_string();
         assert!(error.starts_with("fetched secret value for key \"k\" contains null bytes"));
     }
 }

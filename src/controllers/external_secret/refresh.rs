@@ -13,8 +13,7 @@ use crate::controllers::metadata::synced_resource_version;
 
 /// The refresh interval, `spec.refreshInterval`; zero means "sync once".
 pub fn interval(es: &ExternalSecret) -> Result<Duration, Error> {
-    parse_go_duration(&es.spec.refresh_interval)
-        .map_err(|error| Error::RefreshInterval(error.to_string()))
+    parse_go_duration(&es.spec.refresh_interval).map_err(Error::RefreshInterval)
 }
 
 /// When the provider was last read, if ever.

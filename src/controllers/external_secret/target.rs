@@ -41,7 +41,7 @@ pub fn field_manager(es: &ExternalSecret) -> String {
 pub enum RenderError {
     /// `spec.target.template` failed (upstream's `could not execute template` prefix).
     #[error("could not execute template: {0}")]
-    Template(String),
+    Template(#[from] template::Error),
 }
 
 /// The Secret to apply: our keys, type, labels and annotations, the owner reference for
@@ -56,9 +56,7 @@ pub fn desired_secret(
 ) -> Result<Secret, RenderError> {
     let template = es.spec.target.template.as_ref();
     let rendered = match template {
-        Some(template) => {
-            template::apply(template, data, sources).map_err(RenderError::Template)?
-        }
+        Some(template) => template::apply(template, data, sources)?,
         None => template::Rendered {
             data: data.clone(),
             ..Default::default()

@@ -8,16 +8,16 @@
 
 use std::collections::BTreeMap;
 
-use external_secrets_crds::v1::SecretStoreRefKind;
 use external_secrets_crds::v1alpha1::{
     PushSecretConversionStrategy, PushSecretData, PushSecretDataTo, PushSecretMatch,
     PushSecretRemoteRef, PushSecretStoreRef,
 };
 
+use super::error::DataToError;
 use super::plan::{reverse_keys, status_ref};
 use crate::controllers::rewrite::KeyRewrite;
 use crate::labels::selector_matches;
-use crate::stores::StoreIdentity;
+use crate::stores::{StoreIdentity, is_listed};
 
 /// A source Secret's data.
 pub type Data = BTreeMap<String, Vec<u8>>;
@@ -36,23 +36,21 @@ pub struct Expanded {
 pub fn validate_store_refs(
     data_to: &[PushSecretDataTo],
     store_refs: &[PushSecretStoreRef],
-) -> Result<(), String> {
+) -> Result<(), DataToError> {
     for (index, entry) in data_to.iter().enumerate() {
         let field = format!("spec.dataTo[{index}]");
-        let store_ref = entry
-            .store_ref
-            .as_ref()
-            .ok_or_else(|| format!("{field}: storeRef is required"))?;
+        let Some(store_ref) = entry.store_ref.as_ref() else {
+            return Err(DataToError::StoreRefRequired { field });
+        };
         let name = store_ref.name.as_deref().filter(|name| !name.is_empty());
         match (name, &store_ref.label_selector) {
-            (None, None) => {
-                return Err(format!("{field}: storeRef must have name or labelSelector"));
-            }
+            (None, None) => return Err(DataToError::StoreRefEmpty { field }),
             (Some(name), _) => {
                 if !is_listed(name, store_ref.kind, store_refs) {
-                    return Err(format!(
-                        "{field}: storeRef {name:?} not found in secretStoreRefs"
-                    ));
+                    return Err(DataToError::NotListed {
+                        field,
+                        name: name.to_owned(),
+                    });
                 }
             }
             (None, Some(_)) => {}
@@ -63,20 +61,10 @@ pub fn validate_store_refs(
             .is_some_and(|key| !key.is_empty())
             && !entry.rewrite.is_empty()
         {
-            return Err(format!(
-                "{field}: remoteKey and rewrite are mutually exclusive: rewrite is only supported \
-                 in per-key mode (without remoteKey)"
-            ));
+            return Err(DataToError::RemoteKeyAndRewrite { field });
         }
     }
     Ok(())
-}
-
-/// Whether `secretStoreRefs` names the store `name` of `kind`.
-pub fn is_listed(name: &str, kind: SecretStoreRefKind, store_refs: &[PushSecretStoreRef]) -> bool {
-    store_refs
-        .iter()
-        .any(|listed| listed.kind == kind && listed.name.as_deref() == Some(name))
 }
 
 /// Checks that every label-selecting entry selects at least one of the resolved `stores`, so a
@@ -84,16 +72,14 @@ pub fn is_listed(name: &str, kind: SecretStoreRefKind, store_refs: &[PushSecretS
 pub fn validate_selectors_match(
     data_to: &[PushSecretDataTo],
     stores: &[StoreIdentity<'_>],
-) -> Result<(), String> {
+) -> Result<(), DataToError> {
     for (index, entry) in data_to.iter().enumerate() {
         let selects_by_label = entry.store_ref.as_ref().is_some_and(|store_ref| {
             store_ref.name.as_deref().is_none_or(str::is_empty)
                 && store_ref.label_selector.is_some()
         });
         if selects_by_label && !stores.iter().any(|store| targets(entry, store)) {
-            return Err(format!(
-                "spec.dataTo[{index}]: labelSelector does not match any store in secretStoreRefs"
-            ));
+            return Err(DataToError::SelectsNone { index });
         }
     }
     Ok(())
@@ -124,7 +110,7 @@ pub fn expand(
     explicit: &[PushSecretData],
     store: &StoreIdentity<'_>,
     data: &Data,
-) -> Result<Expanded, String> {
+) -> Result<Expanded, DataToError> {
     let mut expanded = Expanded::default();
     // remote key -> where it came from, across this store's dataTo entries.
     let mut claimed: BTreeMap<String, String> = BTreeMap::new();
@@ -133,22 +119,7 @@ pub fn expand(
             continue;
         }
         let field = format!("spec.dataTo[{index}]");
-        let converted = reverse_keys(entry.conversion_strategy, data.clone())
-            .map_err(|error| format!("{field}: conversion failed: {error}"))?;
-        let pattern = entry
-            .r#match
-            .as_ref()
-            .and_then(|matching| matching.regexp.as_deref())
-            .filter(|regexp| !regexp.is_empty())
-            .map(regex::Regex::new)
-            .transpose()
-            .map_err(|error| {
-                format!("{field}.match.regexp: invalid regular expression: {error}")
-            })?;
-        let matched: Data = converted
-            .into_iter()
-            .filter(|(key, _)| pattern.as_ref().is_none_or(|pattern| pattern.is_match(key)))
-            .collect();
+        let matched = matched_keys(entry, &field, data)?;
         if matched.is_empty() {
             continue;
         }
@@ -157,57 +128,103 @@ pub fn expand(
             let bundle = entry_for(None, remote_key, entry);
             expanded.bundles.insert(status_ref(&bundle), matched);
             expanded.entries.push(bundle);
-            continue;
-        }
-        let rules = entry
-            .rewrite
-            .iter()
-            .enumerate()
-            .map(|(position, rule)| {
-                KeyRewrite::compile(
-                    &format!("{field}.rewrite[{position}]"),
-                    rule.regexp.as_ref(),
-                    rule.transform.as_ref(),
-                )
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        for converted_key in matched.keys() {
-            let mut remote_key = converted_key.clone();
-            for rule in &rules {
-                remote_key = rule.apply(&remote_key)?;
-            }
-            if remote_key.is_empty() {
-                return Err(format!(
-                    "{field}: empty remote key produced for source key {converted_key:?}"
-                ));
-            }
-            claim(
-                &mut claimed,
-                &remote_key,
-                &format!("{field}:{converted_key}"),
-            )?;
-            let source_key = original_key(entry.conversion_strategy, converted_key, data);
-            expanded
-                .entries
-                .push(entry_for(Some(source_key), &remote_key, entry));
+        } else {
+            let per_key = per_key_entries(entry, &field, &matched, data, &mut claimed)?;
+            expanded.entries.extend(per_key);
         }
     }
-    // Explicit entries win over dataTo entries reading the same source key.
+    merge_explicit(&mut expanded.entries, explicit, data);
+    check_destinations(&expanded.entries)?;
+    Ok(expanded)
+}
+
+/// The source data of `entry` (the field `field`), its keys converted back and filtered by
+/// `match.regexp`.
+fn matched_keys(entry: &PushSecretDataTo, field: &str, data: &Data) -> Result<Data, DataToError> {
+    let converted = reverse_keys(entry.conversion_strategy, data.clone()).map_err(|source| {
+        DataToError::Conversion {
+            field: field.to_owned(),
+            source,
+        }
+    })?;
+    let pattern = entry
+        .r#match
+        .as_ref()
+        .and_then(|matching| matching.regexp.as_deref())
+        .filter(|regexp| !regexp.is_empty())
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|source| DataToError::Regexp {
+            field: field.to_owned(),
+            source,
+        })?;
+    Ok(converted
+        .into_iter()
+        .filter(|(key, _)| pattern.as_ref().is_none_or(|pattern| pattern.is_match(key)))
+        .collect())
+}
+
+/// One entry per matched key, renamed by the entry's `rewrite` rules; every remote key is
+/// claimed in `claimed`.
+fn per_key_entries(
+    entry: &PushSecretDataTo,
+    field: &str,
+    matched: &Data,
+    data: &Data,
+    claimed: &mut BTreeMap<String, String>,
+) -> Result<Vec<PushSecretData>, DataToError> {
+    let rules = entry
+        .rewrite
+        .iter()
+        .enumerate()
+        .map(|(position, rule)| {
+            KeyRewrite::compile(
+                &format!("{field}.rewrite[{position}]"),
+                rule.regexp.as_ref(),
+                rule.transform.as_ref(),
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut entries = Vec::new();
+    for converted_key in matched.keys() {
+        let mut remote_key = converted_key.clone();
+        for rule in &rules {
+            remote_key = rule.apply(&remote_key)?;
+        }
+        if remote_key.is_empty() {
+            return Err(DataToError::EmptyRemoteKey {
+                field: field.to_owned(),
+                key: converted_key.clone(),
+            });
+        }
+        claim(claimed, &remote_key, &format!("{field}:{converted_key}"))?;
+        let source_key = original_key(entry.conversion_strategy, converted_key, data);
+        entries.push(entry_for(Some(source_key), &remote_key, entry));
+    }
+    Ok(entries)
+}
+
+/// Explicit entries win over dataTo entries reading the same source key.
+fn merge_explicit(entries: &mut Vec<PushSecretData>, explicit: &[PushSecretData], data: &Data) {
     let explicit_keys: Vec<String> = explicit
         .iter()
         .filter_map(|entry| entry.r#match.secret_key.as_deref())
         .map(|key| original_key(explicit_strategy(explicit, key), key, data))
         .collect();
-    expanded.entries.retain(|entry| {
+    entries.retain(|entry| {
         entry
             .r#match
             .secret_key
             .as_ref()
             .is_none_or(|key| !explicit_keys.contains(key))
     });
-    expanded.entries.extend(explicit.iter().cloned());
+    entries.extend(explicit.iter().cloned());
+}
+
+/// No two entries may write the same remote key and property.
+fn check_destinations(entries: &[PushSecretData]) -> Result<(), DataToError> {
     let mut locations: BTreeMap<(String, String), String> = BTreeMap::new();
-    for entry in &expanded.entries {
+    for entry in entries {
         let remote_ref = &entry.r#match.remote_ref;
         let property = remote_ref.property.clone().unwrap_or_default();
         let source = entry.r#match.secret_key.clone().unwrap_or_default();
@@ -215,20 +232,15 @@ pub fn expand(
             (remote_ref.remote_key.clone(), property.clone()),
             source.clone(),
         ) {
-            let place = if property.is_empty() {
-                format!("duplicate remote key {:?}", remote_ref.remote_key)
-            } else {
-                format!(
-                    "duplicate remote key {:?} with property {property:?}",
-                    remote_ref.remote_key
-                )
-            };
-            return Err(format!(
-                "{place}: source keys {existing:?} and {source:?} both map to the same destination"
-            ));
+            return Err(DataToError::SameDestination {
+                remote_key: remote_ref.remote_key.clone(),
+                property,
+                existing,
+                source_key: source,
+            });
         }
     }
-    Ok(expanded)
+    Ok(())
 }
 
 /// Records that `origin` writes `remote_key`, refusing a second writer.
@@ -236,11 +248,13 @@ fn claim(
     claimed: &mut BTreeMap<String, String>,
     remote_key: &str,
     origin: &str,
-) -> Result<(), String> {
+) -> Result<(), DataToError> {
     if let Some(existing) = claimed.insert(remote_key.to_owned(), origin.to_owned()) {
-        return Err(format!(
-            "duplicate remote key {remote_key:?} from {origin} (conflicts with {existing})"
-        ));
+        return Err(DataToError::Claimed {
+            remote_key: remote_key.to_owned(),
+            origin: origin.to_owned(),
+            existing,
+        });
     }
     Ok(())
 }
@@ -293,6 +307,7 @@ fn original_key(strategy: PushSecretConversionStrategy, converted: &str, data: &
 #[cfg(test)]
 mod tests {
     use super::*;
+    use external_secrets_crds::v1::SecretStoreRefKind;
     use serde_json::json;
 
     fn data_to(entries: serde_json::Value) -> Vec<PushSecretDataTo> {
@@ -352,7 +367,9 @@ mod tests {
         ];
         for (entries, message) in cases {
             assert_eq!(
-                validate_store_refs(&data_to(entries), &store_refs()).unwrap_err(),
+                validate_store_refs(&data_to(entries), &store_refs())
+                    .unwrap_err()
+                    .to_string(),
                 message
             );
         }
@@ -361,6 +378,7 @@ mod tests {
         assert!(
             validate_store_refs(&both, &store_refs())
                 .unwrap_err()
+                .to_string()
                 .contains("mutually exclusive")
         );
     }
@@ -431,7 +449,9 @@ mod tests {
             labels: &empty,
         };
         assert_eq!(
-            validate_selectors_match(&entries, &[unlabelled]).unwrap_err(),
+            validate_selectors_match(&entries, &[unlabelled])
+                .unwrap_err()
+                .to_string(),
             "spec.dataTo[0]: labelSelector does not match any store in secretStoreRefs"
         );
     }
@@ -460,17 +480,23 @@ mod tests {
         let clash = explicit(
             json!([{"match": {"secretKey": "db-user", "remoteRef": {"remoteKey": "APP_ENV"}}}]),
         );
-        let error = expand(&all, &clash, &vault, &source()).unwrap_err();
+        let error = expand(&all, &clash, &vault, &source())
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with("duplicate remote key \"APP_ENV\""),
             "{error}"
         );
         let collapsing = data_to(json!([{"storeRef": {"name": "vault"},
             "rewrite": [{"regexp": {"source": ".*", "target": "same"}}]}]));
-        let error = expand(&collapsing, &[], &vault, &source()).unwrap_err();
+        let error = expand(&collapsing, &[], &vault, &source())
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("duplicate remote key \"same\""), "{error}");
         let bad = data_to(json!([{"storeRef": {"name": "vault"}, "match": {"regexp": "("}}]));
-        let error = expand(&bad, &[], &vault, &source()).unwrap_err();
+        let error = expand(&bad, &[], &vault, &source())
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with("spec.dataTo[0].match.regexp: invalid"),
             "{error}"

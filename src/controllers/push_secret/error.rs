@@ -5,19 +5,23 @@
 
 use external_secrets_crds::v1::SecretStoreRefKind;
 use external_secrets_providers::ProviderError;
+use external_secrets_providers::duration::DurationError;
+
+use super::plan::KeyCollision;
+use crate::controllers::rewrite::RewriteError;
 
 /// Why a sync failed (the status already says so).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// `spec.refreshInterval` is not a duration.
     #[error("spec.refreshInterval: {0}")]
-    RefreshInterval(String),
+    RefreshInterval(#[source] DurationError),
     /// A `spec.dataTo` entry's `storeRef` is unusable as written.
     #[error("{0}")]
-    DataToStoreRef(String),
+    DataToStoreRef(#[source] DataToError),
     /// A `spec.dataTo` entry's selector selects none of the stores (their labels may change).
     #[error("{0}")]
-    DataToSelector(String),
+    DataToSelector(#[source] DataToError),
     /// `spec.secretStoreRefs[index]` has neither a name nor a label selector.
     #[error("spec.secretStoreRefs[{index}]: name or labelSelector is required")]
     StoreRef {
@@ -75,18 +79,21 @@ pub enum SourceError {
 /// Why pushing one source Secret failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PushError {
-    /// `spec.template` could not be read or rendered (its sources or the data may change).
+    /// The ConfigMaps and Secrets `spec.template` names could not be read (yet).
     #[error("{0}")]
-    Template(String),
+    TemplateSource(#[source] crate::controllers::template::SourcesError),
+    /// `spec.template` could not be rendered (its sources or the data may change).
+    #[error("spec.template: {0}")]
+    Template(#[source] crate::controllers::template::Error),
     /// Expanding `spec.dataTo` against the source data failed.
     #[error("{0}")]
-    DataTo(String),
+    DataTo(#[source] DataToError),
     /// No provider client for the store.
     #[error(transparent)]
     Client(#[from] ClientError),
     /// `conversionStrategy` could not be reversed on the source keys.
     #[error("could not apply conversion strategy to keys: {0}")]
-    Conversion(String),
+    Conversion(#[source] KeyCollision),
     /// `match.secretKey` names a key the source does not have.
     #[error("secret key {0} does not exist")]
     MissingKey(String),
@@ -103,6 +110,105 @@ pub enum PushError {
         /// The provider's error.
         source: ProviderError,
     },
+}
+
+/// Why `spec.dataTo` cannot be used: an entry's store reference, its match or rewrite rules,
+/// or the remote keys it produces (each names the entry's field and the keys, never values).
+#[derive(Debug, thiserror::Error)]
+pub enum DataToError {
+    /// The entry has no `storeRef`.
+    #[error("{field}: storeRef is required")]
+    StoreRefRequired {
+        /// E.g. `spec.dataTo[0]`.
+        field: String,
+    },
+    /// The `storeRef` has neither a name nor a label selector.
+    #[error("{field}: storeRef must have name or labelSelector")]
+    StoreRefEmpty {
+        /// The entry's field.
+        field: String,
+    },
+    /// The `storeRef` names a store `secretStoreRefs` does not list.
+    #[error("{field}: storeRef {name:?} not found in secretStoreRefs")]
+    NotListed {
+        /// The entry's field.
+        field: String,
+        /// The store's name.
+        name: String,
+    },
+    /// `remoteKey` and `rewrite` are both set.
+    #[error(
+        "{field}: remoteKey and rewrite are mutually exclusive: rewrite is only supported in \
+         per-key mode (without remoteKey)"
+    )]
+    RemoteKeyAndRewrite {
+        /// The entry's field.
+        field: String,
+    },
+    /// The label selector selects none of the stores.
+    #[error("spec.dataTo[{index}]: labelSelector does not match any store in secretStoreRefs")]
+    SelectsNone {
+        /// The entry's index.
+        index: usize,
+    },
+    /// `conversionStrategy` could not be reversed on the source keys.
+    #[error("{field}: conversion failed: {source}")]
+    Conversion {
+        /// The entry's field.
+        field: String,
+        /// Why.
+        source: KeyCollision,
+    },
+    /// `match.regexp` is not a regular expression.
+    #[error("{field}.match.regexp: invalid regular expression: {source}")]
+    Regexp {
+        /// The entry's field.
+        field: String,
+        /// The parser's error.
+        source: regex::Error,
+    },
+    /// A `rewrite` rule is unusable or failed on a key.
+    #[error(transparent)]
+    Rewrite(#[from] RewriteError),
+    /// The rewrites turned a source key into an empty remote key.
+    #[error("{field}: empty remote key produced for source key {key:?}")]
+    EmptyRemoteKey {
+        /// The entry's field.
+        field: String,
+        /// The source key (converted).
+        key: String,
+    },
+    /// Two dataTo writers claim the same remote key.
+    #[error("duplicate remote key {remote_key:?} from {origin} (conflicts with {existing})")]
+    Claimed {
+        /// The remote key.
+        remote_key: String,
+        /// The second writer (`spec.dataTo[i]:<key>`).
+        origin: String,
+        /// The first writer.
+        existing: String,
+    },
+    /// Two entries write the same remote key and property.
+    #[error("{}: source keys {existing:?} and {source_key:?} both map to the same destination", destination(.remote_key, .property))]
+    SameDestination {
+        /// The remote key.
+        remote_key: String,
+        /// The property (empty for none).
+        property: String,
+        /// The first entry's source key.
+        existing: String,
+        /// The second entry's source key.
+        source_key: String,
+    },
+}
+
+/// `duplicate remote key "k"`, with ` with property "p"` when there is one.
+fn destination(remote_key: &str, property: &str) -> String {
+    if property.is_empty() {
+        format!("duplicate remote key {remote_key:?}")
+    } else {
+        format!("duplicate remote key {remote_key:?} with property {property:?}")
+    }
 }
 
 /// Why deleting pushed secrets failed.

@@ -49,12 +49,17 @@ pub fn stale_entries(previous: &Synced, current: &Synced) -> Vec<(String, PushSe
         .collect()
 }
 
+/// Two source keys became the same key when their conversion was reversed (the key named).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("secret name collision during conversion: {0}")]
+pub struct KeyCollision(pub String);
+
 /// Upstream's `ReverseKeys`: under `ReverseUnicode`, `_UXXXX_` sequences in keys become the
 /// characters they encode (undoing the Unicode conversion of ExternalSecrets).
 pub fn reverse_keys(
     strategy: PushSecretConversionStrategy,
     data: BTreeMap<String, Vec<u8>>,
-) -> Result<BTreeMap<String, Vec<u8>>, String> {
+) -> Result<BTreeMap<String, Vec<u8>>, KeyCollision> {
     if strategy == PushSecretConversionStrategy::None {
         return Ok(data);
     }
@@ -70,9 +75,7 @@ pub fn reverse_keys(
             })
             .into_owned();
         if out.insert(reversed.clone(), value).is_some() {
-            return Err(format!(
-                "secret name collision during conversion: {reversed}"
-            ));
+            return Err(KeyCollision(reversed));
         }
     }
     Ok(out)

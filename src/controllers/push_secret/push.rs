@@ -79,8 +79,8 @@ async fn templated(
     let sources =
         crate::controllers::template::sources(Some(spec), "spec.template", namespace, &source)
             .await
-            .map_err(PushError::Template)?;
-    template::render(spec, raw, source_metadata(secret), &sources).map_err(PushError::Template)
+            .map_err(PushError::TemplateSource)?;
+    template::render(spec, raw, source_metadata(secret), &sources)
 }
 
 /// The push request of one entry: its keys converted back, its `secretKey` checked.

@@ -183,7 +183,7 @@ async fn push_all(
 ) -> Result<Pushed, Failure> {
     let spec = &push_secret.spec;
     let interval = parse_go_duration(&spec.refresh_interval)
-        .map_err(|error| (Error::RefreshInterval(error.to_string()), None))?;
+        .map_err(|error| (Error::RefreshInterval(error), None))?;
     let now = Timestamp::now();
     data_to::validate_store_refs(&spec.data_to, &spec.secret_store_refs)
         .map_err(|message| (Error::DataToStoreRef(message), None))?;
@@ -320,15 +320,17 @@ async fn source_deleted(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controllers::push_secret::error::DataToError;
+    use external_secrets_providers::duration::DurationError;
 
     #[test]
     fn a_permanently_invalid_spec_waits_for_a_change_instead_of_backing_off() {
         let backoff = || Duration::from_secs(7);
         let invalid = [
-            Error::RefreshInterval("time: invalid duration \"soon\"".into()),
-            Error::DataToStoreRef(
-                "spec.dataTo[0]: storeRef must have name or labelSelector".into(),
-            ),
+            Error::RefreshInterval(DurationError::Invalid("soon".into())),
+            Error::DataToStoreRef(DataToError::StoreRefEmpty {
+                field: "spec.dataTo[0]".into(),
+            }),
             Error::StoreRef { index: 0 },
             Error::Source(SourceError::NoSelector),
         ];

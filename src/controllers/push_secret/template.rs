@@ -9,6 +9,7 @@ use external_secrets_crds::v1::{ExternalSecretTemplate, TemplateMergePolicy};
 use external_secrets_providers::request::SourceMetadata;
 
 use super::data_to::Data;
+use super::error::PushError;
 use crate::controllers::template::{TemplateSources, apply};
 
 /// The data and metadata the stores receive for a source Secret with `data` and `metadata`.
@@ -17,13 +18,12 @@ pub fn render(
     data: Data,
     mut metadata: SourceMetadata,
     sources: &TemplateSources,
-) -> Result<(Data, SourceMetadata), String> {
+) -> Result<(Data, SourceMetadata), PushError> {
     let merged = ExternalSecretTemplate {
         merge_policy: TemplateMergePolicy::Merge,
         ..template.clone()
     };
-    let rendered =
-        apply(&merged, &data, sources).map_err(|error| format!("spec.template: {error}"))?;
+    let rendered = apply(&merged, &data, sources).map_err(PushError::Template)?;
     metadata.labels.extend(rendered.labels);
     metadata.annotations.extend(rendered.annotations);
     if let Some(secret_type) = template.r#type.as_ref().filter(|kind| !kind.is_empty()) {
@@ -68,7 +68,9 @@ mod tests {
         let broken: ExternalSecretTemplate =
             serde_json::from_value(json!({"data": {"x": "{{ .missing }}"}})).unwrap();
         let none = TemplateSources::default();
-        let error = render(&broken, Data::new(), SourceMetadata::default(), &none).unwrap_err();
+        let error = render(&broken, Data::new(), SourceMetadata::default(), &none)
+            .unwrap_err()
+            .to_string();
         assert!(error.starts_with("spec.template: "), "{error}");
         assert!(error.contains("key x"), "{error}");
     }

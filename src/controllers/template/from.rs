@@ -7,7 +7,7 @@ use external_secrets_crds::v1::{TemplateFrom, TemplateScope};
 use external_secrets_providers::request::DecodingStrategy;
 use external_secrets_template::yaml_to_string_map;
 
-use super::{Rendered, SecretData, Target, TemplateSources, decode, execute, target};
+use super::{Error, Rendered, SecretData, Target, TemplateSources, decode, execute, target};
 
 /// A `templateFrom` entry: the items of its ConfigMap and Secret, then its literal; a
 /// `KeysAndValues` template (and a literal) renders to a YAML map of key to value for the
@@ -18,7 +18,7 @@ pub(crate) fn apply_template_from(
     data: &SecretData,
     sources: &TemplateSources,
     rendered: &mut Rendered,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let target = target(&from.target).unwrap_or(Target::Data);
     let strategy = DecodingStrategy::from(from.values_decoding_strategy);
     for (key, value) in source_items(from, data, sources, strategy)? {
@@ -41,7 +41,7 @@ pub fn source_items(
     data: &SecretData,
     sources: &TemplateSources,
     strategy: DecodingStrategy,
-) -> Result<Vec<(String, Vec<u8>)>, String> {
+) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let mut rendered = Vec::new();
     let named = [
         ("configmap", from.config_map.as_ref(), &sources.config_maps),
@@ -53,16 +53,18 @@ pub fn source_items(
         };
         let stored = stored
             .get(&reference.name)
-            .ok_or_else(|| format!("{kind} {:?} not found", reference.name))?;
+            .ok_or_else(|| Error::SourceMissing {
+                kind,
+                name: reference.name.clone(),
+            })?;
         for item in &reference.items {
             let text = stored
                 .get(&item.key)
                 .map(|value| String::from_utf8_lossy(value).into_owned())
-                .ok_or_else(|| {
-                    format!(
-                        "error in {kind} {}: missing key {}",
-                        reference.name, item.key
-                    )
+                .ok_or_else(|| Error::MissingItem {
+                    kind,
+                    name: reference.name.clone(),
+                    key: item.key.clone(),
                 })?;
             match item.template_as {
                 TemplateScope::Values => {
@@ -88,7 +90,7 @@ pub fn render_map(
     source: &str,
     data: &SecretData,
     strategy: DecodingStrategy,
-) -> Result<Vec<(String, Vec<u8>)>, String> {
+) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let text = execute(name, source, data)?;
     string_map(&text)?
         .into_iter()
@@ -104,17 +106,17 @@ pub fn decode_rendered(
     strategy: DecodingStrategy,
     key: &str,
     value: Vec<u8>,
-) -> Result<Vec<u8>, String> {
-    decode(strategy, value)
-        .map_err(|error| format!("failed to decode rendered template value for key {key}: {error}"))
+) -> Result<Vec<u8>, Error> {
+    decode(strategy, value).map_err(|source| Error::DecodeRendered {
+        key: key.to_owned(),
+        source,
+    })
 }
 
 /// What a `KeysAndValues` template rendered, read as upstream reads it: YAML 1.1 converted to
 /// JSON and unmarshalled into `map[string]string` (scalars printed, null read as "", lists
 /// and maps fail).
-pub(crate) fn string_map(text: &[u8]) -> Result<BTreeMap<String, String>, String> {
-    let fail =
-        |message: &str| format!("could not unmarshal template to 'map[string][]byte': {message}");
-    let text = std::str::from_utf8(text).map_err(|_| fail("invalid UTF-8 in rendered template"))?;
-    yaml_to_string_map(text).map_err(|error| fail(&error))
+pub(crate) fn string_map(text: &[u8]) -> Result<BTreeMap<String, String>, Error> {
+    let text = std::str::from_utf8(text).map_err(|_| Error::NotUtf8)?;
+    yaml_to_string_map(text).map_err(Error::NotAStringMap)
 }

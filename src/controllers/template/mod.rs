@@ -14,6 +14,7 @@
 //! `render`; it sits below the controllers.
 
 mod decode;
+mod error;
 mod from;
 mod sources;
 #[cfg(test)]
@@ -25,7 +26,8 @@ use std::sync::OnceLock;
 use external_secrets_crds::v1::{ExternalSecretTemplate, TemplateMergePolicy};
 use external_secrets_template::{Delimiters, TemplateError, render};
 
-pub use decode::decode;
+pub use decode::{DecodeError, decode};
+pub use error::{Error, Refusal, SourcesError};
 pub use from::{render_map, source_items};
 pub use sources::sources;
 
@@ -84,7 +86,7 @@ pub fn apply(
     template: &ExternalSecretTemplate,
     data: &SecretData,
     sources: &TemplateSources,
-) -> Result<Rendered, String> {
+) -> Result<Rendered, Error> {
     validate(template)?;
     let templated = !template.data.is_empty() || !template.template_from.is_empty();
     let mut rendered = Rendered::default();
@@ -130,8 +132,8 @@ impl Rendered {
 
 /// Upstream's `ValidateSecretTemplate`: no bootstrap tokens, no service-account token bound
 /// through the template, `templateFrom` targets only Data, Annotations or Labels.
-fn validate(template: &ExternalSecretTemplate) -> Result<(), String> {
-    let mut errors = Vec::new();
+fn validate(template: &ExternalSecretTemplate) -> Result<(), Error> {
+    let mut refusals = Vec::new();
     match template.r#type.as_deref() {
         Some(SERVICE_ACCOUNT_TOKEN) => {
             let annotated = template
@@ -143,35 +145,23 @@ fn validate(template: &ExternalSecretTemplate) -> Result<(), String> {
                 .iter()
                 .any(|from| target(&from.target) == Some(Target::Annotations));
             if annotated {
-                errors.push(format!(
-                    "template.type={SERVICE_ACCOUNT_TOKEN:?} with annotation \
-                     {SERVICE_ACCOUNT_NAME:?} is not allowed"
-                ));
+                refusals.push(Refusal::TokenAnnotation);
             } else if annotates {
-                errors.push(format!(
-                    "template.type={SERVICE_ACCOUNT_TOKEN:?} with templateFrom \
-                     target=\"Annotations\" is not allowed"
-                ));
+                refusals.push(Refusal::TokenAnnotationsTarget);
             }
         }
-        Some(BOOTSTRAP_TOKEN) => {
-            errors.push(format!("template.type={BOOTSTRAP_TOKEN:?} is not allowed"));
-        }
+        Some(BOOTSTRAP_TOKEN) => refusals.push(Refusal::BootstrapToken),
         _ => {}
     }
     for from in &template.template_from {
         if target(&from.target).is_none() {
-            errors.push(format!(
-                "templateFrom target={:?} is not allowed when targeting a Secret, must be one \
-                 of \"Data\", \"Annotations\" or \"Labels\"",
-                from.target
-            ));
+            refusals.push(Refusal::Target(from.target.clone()));
         }
     }
-    if errors.is_empty() {
+    if refusals.is_empty() {
         Ok(())
     } else {
-        Err(errors.join("\n"))
+        Err(Error::Invalid(refusals))
     }
 }
 
@@ -189,15 +179,16 @@ pub fn set_delimiters(left: &str, right: &str) {
 }
 
 /// Parses and runs one template; `key` names it in errors, as upstream's messages do.
-pub fn execute(key: &str, source: &str, data: &SecretData) -> Result<Vec<u8>, String> {
+pub fn execute(key: &str, source: &str, data: &SecretData) -> Result<Vec<u8>, Error> {
     let delimiters = DELIMITERS.get().cloned().unwrap_or_default();
     // Upstream wraps twice: its `execute` says which step failed, its scope functions
     // (`valueScopeApply`, `mapScopeApply`) wrap that again.
-    render(key, source, data, &delimiters).map_err(|error| {
-        let step = match error {
+    render(key, source, data, &delimiters).map_err(|source| Error::Execute {
+        key: key.to_owned(),
+        step: match source {
             TemplateError::Parse { .. } => "parse",
             TemplateError::Execute { .. } => "execute",
-        };
-        format!("unable to execute template at key {key}: unable to {step} template at key {key}: {error}")
+        },
+        source: Box::new(source),
     })
 }

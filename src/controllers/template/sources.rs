@@ -4,7 +4,7 @@
 use external_secrets_crds::v1::ExternalSecretTemplate;
 use external_secrets_providers::credentials::SecretSource;
 
-use super::TemplateSources;
+use super::{SourcesError, TemplateSources};
 
 /// Reads the ConfigMaps and Secrets `template` (the object's field `at`) names from
 /// `namespace` (the object's own); a missing one fails with the templateFrom field naming it.
@@ -13,7 +13,7 @@ pub async fn sources(
     at: &str,
     namespace: &str,
     source: &dyn SecretSource,
-) -> Result<TemplateSources, String> {
+) -> Result<TemplateSources, SourcesError> {
     let mut sources = TemplateSources::default();
     let Some(template) = template else {
         return Ok(sources);
@@ -26,12 +26,14 @@ pub async fn sources(
             let data = source
                 .config_map(namespace, &reference.name)
                 .await
-                .map_err(|error| format!("{field}.configMap: {error}"))?
-                .ok_or_else(|| {
-                    format!(
-                        "{field}.configMap: configmap {:?} not found",
-                        reference.name
-                    )
+                .map_err(|source| SourcesError::Read {
+                    field: format!("{field}.configMap"),
+                    source,
+                })?
+                .ok_or_else(|| SourcesError::Missing {
+                    field: format!("{field}.configMap"),
+                    kind: "configmap",
+                    name: reference.name.clone(),
                 })?;
             let data = data.into_iter().map(|(k, v)| (k, v.into_bytes())).collect();
             sources.config_maps.insert(reference.name.clone(), data);
@@ -42,8 +44,15 @@ pub async fn sources(
             let secret = source
                 .secret(namespace, &reference.name)
                 .await
-                .map_err(|error| format!("{field}.secret: {error}"))?
-                .ok_or_else(|| format!("{field}.secret: secret {:?} not found", reference.name))?;
+                .map_err(|source| SourcesError::Read {
+                    field: format!("{field}.secret"),
+                    source,
+                })?
+                .ok_or_else(|| SourcesError::Missing {
+                    field: format!("{field}.secret"),
+                    kind: "secret",
+                    name: reference.name.clone(),
+                })?;
             let data = secret
                 .data
                 .into_iter()

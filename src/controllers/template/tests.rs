@@ -21,9 +21,9 @@ fn pairs(pairs: &[(&str, &str)]) -> SecretData {
         .collect()
 }
 
-/// `apply` without ConfigMaps or Secrets.
+/// `apply` without ConfigMaps or Secrets; an error as its message.
 fn render(template: &ExternalSecretTemplate, data: &SecretData) -> Result<Rendered, String> {
-    apply(template, data, &TemplateSources::default())
+    apply(template, data, &TemplateSources::default()).map_err(|error| error.to_string())
 }
 
 fn text(rendered: &Rendered, key: &str) -> String {
@@ -296,7 +296,9 @@ fn config_map_and_secret_items_render_as_values_or_keys_and_values() {
         {"configMap": {"name": "tmpl", "items": [{"key": "absent"}]}},
     ]}));
     assert_eq!(
-        apply(&missing_key, &data(), &sources).unwrap_err(),
+        apply(&missing_key, &data(), &sources)
+            .unwrap_err()
+            .to_string(),
         "error in configmap tmpl: missing key absent"
     );
 }

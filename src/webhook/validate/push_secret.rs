@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use external_secrets_crds::v1alpha1::{PushSecretDataTo, PushSecretSpec, PushSecretStoreRef};
 
 use super::common::{self, Problems};
-use crate::controllers::push_secret::data_to::is_listed;
+use crate::stores::is_listed;
 
 /// Checks a PushSecret's `spec`.
 pub fn check_spec(spec: &PushSecretSpec, problems: &mut Problems) {

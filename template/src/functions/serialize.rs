@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use super::yaml_emit::to_yaml;
 use super::yaml_read;
 use super::{Arity, Ctx, Entry, FuncError, FuncResult, string};
+use crate::error::YamlError;
 use crate::gofmt::{format_float_shortest, shortest_digits};
 use crate::limits::MAX_VALUE_DEPTH;
 use crate::value::{Value, lossy};
@@ -224,10 +225,10 @@ pub fn from_serde_json(ctx: &mut Ctx, value: serde_json::Value) -> Value {
 /// YAML text as sigs.k8s.io/yaml's `Unmarshal` reads it into `interface{}` (go-yaml v2's YAML
 /// 1.1, then JSON: keys become strings; integral numbers are JSON integers, which `fromYaml`
 /// reads as float64 like the rest). The error names where parsing failed, never the content.
-pub fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
+pub fn yaml_to_json(text: &str) -> Result<serde_json::Value, YamlError> {
     yaml_read::parse(text)
         .and_then(yaml_read::to_json)
-        .map_err(|message| format!("error converting YAML to JSON: {message}"))
+        .map_err(YamlError::Convert)
 }
 
 fn from_yaml(ctx: &mut Ctx, args: &[Value]) -> FuncResult {
@@ -253,8 +254,8 @@ fn from_yaml(ctx: &mut Ctx, args: &[Value]) -> FuncResult {
             );
             entries.insert("Error".into(), Value::str(message));
         }
-        Err(message) => {
-            entries.insert("Error".into(), Value::str(message));
+        Err(error) => {
+            entries.insert("Error".into(), Value::str(error.to_string()));
         }
     }
     Ok(ctx.map(entries))

@@ -18,6 +18,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
 
+use crate::error::YamlError;
 use crate::gofmt::{format_float_shortest, format_float32_shortest};
 
 /// A YAML value as go-yaml v2 decodes it into `interface{}`.
@@ -109,8 +110,8 @@ const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
 
 /// A node as sigs.k8s.io/yaml's `Unmarshal` into `map[string]string` reads it: scalars are
 /// printed (floats as float32 `%g`, null as ""), sequences and mappings fail.
-pub fn to_string_map(node: Node) -> Result<BTreeMap<String, String>, String> {
-    let cannot = |node: &Node, into: &str| {
+pub fn to_string_map(node: Node) -> Result<BTreeMap<String, String>, YamlError> {
+    let cannot = |node: &Node, into: &'static str| {
         let kind = match node {
             Node::Seq(_) => "array",
             Node::Map(_) => "object",
@@ -118,15 +119,15 @@ pub fn to_string_map(node: Node) -> Result<BTreeMap<String, String>, String> {
             Node::Bool(_) => "bool",
             _ => "number",
         };
-        format!(
-            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {kind} into Go value of type {into}"
-        )
+        YamlError::Unmarshal { kind, into }
     };
-    let convert = |message: String| format!("error converting YAML to JSON: {message}");
+    let convert = YamlError::Convert;
     let entries = match node {
         Node::Map(entries) => entries,
         Node::Null => return Ok(BTreeMap::new()),
-        Node::Float(f) if !f.is_finite() => return Err(convert(to_json(node).unwrap_err())),
+        Node::Float(f) if !f.is_finite() => {
+            return Err(convert(to_json(node).err().unwrap_or_default()));
+        }
         other => return Err(cannot(&other, "map[string]string")),
     };
     let mut map = BTreeMap::new();

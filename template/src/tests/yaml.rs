@@ -141,7 +141,7 @@ fn yaml_to_string_map_prints_scalars_as_go() {
     );
     assert!(crate::yaml_to_string_map("").unwrap().is_empty());
     assert!(crate::yaml_to_string_map("~").unwrap().is_empty());
-    let fails = |text: &str| crate::yaml_to_string_map(text).unwrap_err();
+    let fails = |text: &str| crate::yaml_to_string_map(text).unwrap_err().to_string();
     assert_eq!(
         fails("l: [1]"),
         "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type string"

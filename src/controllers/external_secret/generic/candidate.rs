@@ -15,9 +15,20 @@ use serde_json::Value;
 
 use crate::controllers::template::{BOOTSTRAP_TOKEN, SERVICE_ACCOUNT_NAME, SERVICE_ACCOUNT_TOKEN};
 
+/// Why a rendered object is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenSecret {
+    /// A core Secret of a token type (named).
+    #[error("manifest target type={0:?} is not allowed")]
+    Type(String),
+    /// A core Secret with the service-account annotation.
+    #[error("manifest target with annotation {SERVICE_ACCOUNT_NAME:?} is not allowed")]
+    Annotation,
+}
+
 /// Refuses `object` when it is a core Secret of a token type or with the service-account
 /// annotation; every other object passes.
-pub fn refuse_token_secret(object: &Value) -> Result<(), String> {
+pub fn refuse_token_secret(object: &Value) -> Result<(), TokenSecret> {
     let api_version = object["apiVersion"].as_str().unwrap_or_default().trim();
     let core = api_version.trim_start_matches('/') == "v1";
     if !core || object["kind"].as_str().map(str::trim) != Some("Secret") {
@@ -25,14 +36,10 @@ pub fn refuse_token_secret(object: &Value) -> Result<(), String> {
     }
     let secret_type = object["type"].as_str().unwrap_or_default().trim();
     if secret_type == SERVICE_ACCOUNT_TOKEN || secret_type == BOOTSTRAP_TOKEN {
-        return Err(format!(
-            "manifest target type={secret_type:?} is not allowed"
-        ));
+        return Err(TokenSecret::Type(secret_type.to_owned()));
     }
     if !object["metadata"]["annotations"][SERVICE_ACCOUNT_NAME].is_null() {
-        return Err(format!(
-            "manifest target with annotation {SERVICE_ACCOUNT_NAME:?} is not allowed"
-        ));
+        return Err(TokenSecret::Annotation);
     }
     Ok(())
 }
@@ -60,7 +67,7 @@ mod tests {
                 json!({"type": SERVICE_ACCOUNT_TOKEN}),
             );
             assert_eq!(
-                refuse_token_secret(&typed).unwrap_err(),
+                refuse_token_secret(&typed).unwrap_err().to_string(),
                 "manifest target type=\"kubernetes.io/service-account-token\" is not allowed"
             );
             let bootstrap = secret(api_version, "Secret", json!({"type": BOOTSTRAP_TOKEN}));
@@ -71,7 +78,7 @@ mod tests {
                 json!({"metadata": {"annotations": {SERVICE_ACCOUNT_NAME: "default"}}}),
             );
             assert_eq!(
-                refuse_token_secret(&annotated).unwrap_err(),
+                refuse_token_secret(&annotated).unwrap_err().to_string(),
                 "manifest target with annotation \"kubernetes.io/service-account.name\" is \
                  not allowed"
             );

@@ -5,6 +5,7 @@
 //! rendered object that would be a service-account token Secret is refused ([`candidate`]).
 
 pub mod candidate;
+mod error;
 pub mod path;
 pub mod render;
 pub mod sync;
@@ -16,14 +17,12 @@ use std::sync::Mutex;
 use external_secrets_crds::v1::ManifestReference;
 use kube::core::{ApiResource, GroupVersionKind};
 
+pub use error::GenericError;
+
 /// The finalizer upstream puts on ExternalSecrets; here only those with a generic target
 /// carry it, because only their cleanup (`deletionPolicy: Delete`) is not done by the
 /// garbage collector.
 pub const FINALIZER: &str = "externalsecrets.external-secrets.io/externalsecret-cleanup";
-
-/// Upstream's message when the flag is off.
-const DISABLED: &str =
-    "generic targets are disabled. Enable with --unsafe-allow-generic-targets flag";
 
 /// Generic-target state shared by the ExternalSecret reconciles.
 pub struct GenericTargets {
@@ -67,15 +66,18 @@ impl GenericTargets {
 }
 
 /// Upstream's `validateGenericTarget`: the flag must be on and the manifest name a kind.
-pub fn validate(manifest: &ManifestReference, allowed: bool) -> Result<GroupVersionKind, String> {
+pub fn validate(
+    manifest: &ManifestReference,
+    allowed: bool,
+) -> Result<GroupVersionKind, GenericError> {
     if !allowed {
-        return Err(DISABLED.to_owned());
+        return Err(GenericError::Disabled);
     }
     if manifest.api_version.is_empty() {
-        return Err("target.manifest.apiVersion is required".to_owned());
+        return Err(GenericError::Required("apiVersion"));
     }
     if manifest.kind.is_empty() {
-        return Err("target.manifest.kind is required".to_owned());
+        return Err(GenericError::Required("kind"));
     }
     let (group, version) = manifest
         .api_version
@@ -98,15 +100,19 @@ mod tests {
     #[test]
     fn validation_follows_upstream() {
         assert_eq!(
-            validate(&manifest("v1", "ConfigMap"), false).unwrap_err(),
-            DISABLED
+            validate(&manifest("v1", "ConfigMap"), false)
+                .unwrap_err()
+                .to_string(),
+            "generic targets are disabled. Enable with --unsafe-allow-generic-targets flag"
         );
         assert_eq!(
-            validate(&manifest("", "ConfigMap"), true).unwrap_err(),
+            validate(&manifest("", "ConfigMap"), true)
+                .unwrap_err()
+                .to_string(),
             "target.manifest.apiVersion is required"
         );
         assert_eq!(
-            validate(&manifest("v1", ""), true).unwrap_err(),
+            validate(&manifest("v1", ""), true).unwrap_err().to_string(),
             "target.manifest.kind is required"
         );
         let core = validate(&manifest("v1", "ConfigMap"), true).unwrap();

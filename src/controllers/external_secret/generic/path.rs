@@ -17,13 +17,74 @@ pub enum Step {
     Index(usize),
 }
 
+/// Why a target path is unusable: it does not parse, or a step meets a value of another kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    /// `path` does not parse; `problem` says where.
+    #[error("invalid path {path:?}: {problem}")]
+    Invalid {
+        /// The path as written.
+        path: String,
+        /// What is wrong with it.
+        problem: Problem,
+    },
+    /// `path` has no step at all.
+    #[error("invalid path: {0}")]
+    Empty(String),
+    /// A key step meets a value that is not a map.
+    #[error("expected map at key {key:?} but found {found}")]
+    NotAMap {
+        /// The key.
+        key: String,
+        /// The kind of value found.
+        found: &'static str,
+    },
+    /// An index step meets a value that is not a list.
+    #[error("expected array at index {index} but found {found}")]
+    NotAList {
+        /// The index.
+        index: usize,
+        /// The kind of value found.
+        found: &'static str,
+    },
+}
+
+/// What is wrong with a path that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    /// Two dots in a row, or a trailing dot.
+    #[error("empty segment")]
+    EmptySegment,
+    /// Text after an index that is not another `[`.
+    #[error("expected '[' near {0:?}")]
+    ExpectedBracket(String),
+    /// A `[` without its `]`.
+    #[error("unterminated '['")]
+    Unterminated,
+    /// An index that is not a number.
+    #[error("bad index {0:?}")]
+    BadIndex(String),
+    /// A negative index.
+    #[error("negative index {0}")]
+    Negative(i64),
+    /// An index above [`MAX_INDEX`].
+    #[error("index {0} exceeds maximum ({MAX_INDEX})")]
+    TooLarge(usize),
+    /// A path starting with an index.
+    #[error("path must start with a key")]
+    StartsWithIndex,
+}
+
 /// Parses `target` (e.g. `spec.rules[0].from[0].source`); errors say what is wrong with it.
-pub fn parse(target: &str) -> Result<Vec<Step>, String> {
-    let invalid = |why: String| format!("invalid path {target:?}: {why}");
+pub fn parse(target: &str) -> Result<Vec<Step>, PathError> {
+    let invalid = |problem: Problem| PathError::Invalid {
+        path: target.to_owned(),
+        problem,
+    };
     let mut steps = Vec::new();
     for segment in target.split('.') {
         if segment.is_empty() {
-            return Err(invalid("empty segment".into()));
+            return Err(invalid(Problem::EmptySegment));
         }
         let (name, mut rest) = segment
             .find('[')
@@ -33,21 +94,18 @@ pub fn parse(target: &str) -> Result<Vec<Step>, String> {
         }
         while !rest.is_empty() {
             let Some(body) = rest.strip_prefix('[') else {
-                return Err(invalid(format!("expected '[' near {rest:?}")));
+                return Err(invalid(Problem::ExpectedBracket(rest.to_owned())));
             };
             let Some(end) = body.find(']') else {
-                return Err(invalid("unterminated '['".into()));
+                return Err(invalid(Problem::Unterminated));
             };
             let text = &body[..end];
             let index: i64 = text
                 .parse()
-                .map_err(|_| invalid(format!("bad index {text:?}")))?;
-            let index =
-                usize::try_from(index).map_err(|_| invalid(format!("negative index {index}")))?;
+                .map_err(|_| invalid(Problem::BadIndex(text.to_owned())))?;
+            let index = usize::try_from(index).map_err(|_| invalid(Problem::Negative(index)))?;
             if index > MAX_INDEX {
-                return Err(invalid(format!(
-                    "index {index} exceeds maximum ({MAX_INDEX})"
-                )));
+                return Err(invalid(Problem::TooLarge(index)));
             }
             steps.push(Step::Index(index));
             rest = &body[end + 1..];
@@ -55,8 +113,8 @@ pub fn parse(target: &str) -> Result<Vec<Step>, String> {
     }
     match steps.first() {
         Some(Step::Key(_)) => Ok(steps),
-        Some(Step::Index(_)) => Err(invalid("path must start with a key".into())),
-        None => Err(format!("invalid path: {target}")),
+        Some(Step::Index(_)) => Err(invalid(Problem::StartsWithIndex)),
+        None => Err(PathError::Empty(target.to_owned())),
     }
 }
 
@@ -66,7 +124,7 @@ pub fn set(
     object: &mut Value,
     steps: &[Step],
     leaf: impl FnOnce(Value) -> Value,
-) -> Result<(), String> {
+) -> Result<(), PathError> {
     let Some((step, rest)) = steps.split_first() else {
         *object = leaf(object.take());
         return Ok(());
@@ -77,10 +135,10 @@ pub fn set(
                 *object = Value::Object(Map::new());
             }
             let Value::Object(map) = object else {
-                return Err(format!(
-                    "expected map at key {key:?} but found {}",
-                    kind(object)
-                ));
+                return Err(PathError::NotAMap {
+                    key: key.clone(),
+                    found: kind(object),
+                });
             };
             map.entry(key.clone()).or_insert(Value::Null)
         }
@@ -89,10 +147,10 @@ pub fn set(
                 *object = Value::Array(Vec::new());
             }
             let Value::Array(list) = object else {
-                return Err(format!(
-                    "expected array at index {index} but found {}",
-                    kind(object)
-                ));
+                return Err(PathError::NotAList {
+                    index: *index,
+                    found: kind(object),
+                });
             };
             if *index >= list.len() {
                 list.resize(index + 1, Value::Null);
@@ -151,7 +209,7 @@ mod tests {
             ("spec.items[1", "unterminated '['"),
             ("spec.items[1]x", "expected '[' near \"x\""),
         ] {
-            let error = parse(path).unwrap_err();
+            let error = parse(path).unwrap_err().to_string();
             assert!(error.contains(why), "{path}: {error}");
         }
     }
@@ -175,9 +233,13 @@ mod tests {
         })
         .unwrap();
         assert_eq!(object["spec"]["count"], 3);
-        let error = set(&mut object, &parse("spec.list[0]").unwrap(), |v| v).unwrap_err();
+        let error = set(&mut object, &parse("spec.list[0]").unwrap(), |v| v)
+            .unwrap_err()
+            .to_string();
         assert_eq!(error, "expected array at index 0 but found string");
-        let error = set(&mut object, &parse("spec.count.x").unwrap(), |v| v).unwrap_err();
+        let error = set(&mut object, &parse("spec.count.x").unwrap(), |v| v)
+            .unwrap_err()
+            .to_string();
         assert_eq!(error, "expected map at key \"x\" but found number");
     }
 }

@@ -20,6 +20,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::{Resource, ResourceExt};
 use serde_json::{Map, Value, json};
 
+use super::GenericError;
 use super::candidate;
 use super::path::{self, Step};
 use crate::controllers::external_secret::target::{
@@ -41,7 +42,7 @@ pub fn desired(
     data: &SecretData,
     base: Option<&Value>,
     sources: &TemplateSources,
-) -> Result<Value, String> {
+) -> Result<Value, GenericError> {
     let mut object = match base {
         Some(base) => {
             let mut object = base.clone();
@@ -137,14 +138,11 @@ pub fn is_up_to_date(existing: &Value, desired: &Value, merge: bool) -> bool {
 }
 
 /// What the data hash covers: `spec`, else `data`.
-fn content(object: &Value) -> Result<&Value, String> {
+fn content(object: &Value) -> Result<&Value, GenericError> {
     [&object["spec"], &object["data"]]
         .into_iter()
         .find(|value| !value.is_null())
-        .ok_or_else(|| {
-            "generic target content does not have a spec or data field for content hashing"
-                .to_owned()
-        })
+        .ok_or(GenericError::NoContent)
 }
 
 fn new_object(es: &ExternalSecret, manifest: &ManifestReference) -> Value {
@@ -182,7 +180,7 @@ fn render_template(
     data: &SecretData,
     sources: &TemplateSources,
     object: &mut Value,
-) -> Result<(), String> {
+) -> Result<(), GenericError> {
     for (index, from) in template.template_from.iter().enumerate() {
         let target = if from.target.is_empty() {
             DATA
@@ -214,7 +212,7 @@ fn apply_keys_and_values(
     target: &str,
     strategy: DecodingStrategy,
     object: &mut Value,
-) -> Result<(), String> {
+) -> Result<(), GenericError> {
     if matches!(
         target.to_ascii_lowercase().as_str(),
         "data" | "labels" | "annotations"
@@ -225,8 +223,7 @@ fn apply_keys_and_values(
         return Ok(());
     }
     let rendered = execute(name, source, data)?;
-    let parsed = yaml_to_json(&text(&rendered))
-        .map_err(|error| format!("could not unmarshal template YAML: {error}"))?;
+    let parsed = yaml_to_json(&text(&rendered)).map_err(GenericError::Yaml)?;
     let steps = path::parse(target)?;
     let whole_field = matches!(steps.as_slice(), [Step::Key(_)]);
     path::set(object, &steps, |existing| match (existing, parsed) {
@@ -236,7 +233,10 @@ fn apply_keys_and_values(
         }
         (_, parsed) => parsed,
     })
-    .map_err(|error| format!("failed to set path {target}: {error}"))
+    .map_err(|source| GenericError::SetPath {
+        target: target.to_owned(),
+        source,
+    })
 }
 
 /// Sets one rendered value: as a string under `data`, `spec`, `labels` or `annotations`
@@ -246,7 +246,7 @@ fn apply_to_target(
     value: &[u8],
     target: &str,
     object: &mut Value,
-) -> Result<(), String> {
+) -> Result<(), GenericError> {
     let value = text(value);
     let field: &[&str] = match target.to_ascii_lowercase().as_str() {
         "annotations" => &["metadata", "annotations"],
@@ -256,12 +256,16 @@ fn apply_to_target(
         _ => {
             let steps = path::parse(target)?;
             let parsed = yaml_to_json(&value).unwrap_or(Value::String(value));
-            return path::set(object, &steps, |_| parsed)
-                .map_err(|error| format!("failed to set path {target}: {error}"));
+            return path::set(object, &steps, |_| parsed).map_err(|source| GenericError::SetPath {
+                target: target.to_owned(),
+                source,
+            });
         }
     };
-    set_string(object, field, key.to_owned(), value)
-        .map_err(|error| format!("failed to set {} field on object: {error}", field.join(".")))
+    set_string(object, field, key.to_owned(), value).map_err(|source| GenericError::SetField {
+        field: field.join("."),
+        source: Box::new(source),
+    })
 }
 
 /// Sets `key` to `value` in the map at `field`, creating the map if absent; a template may
@@ -271,8 +275,8 @@ fn set_string(
     field: &[&str],
     key: String,
     value: String,
-) -> Result<(), String> {
-    let not_a_map = || format!("{} is not a map", field.join("."));
+) -> Result<(), GenericError> {
+    let not_a_map = || GenericError::NotAMap(field.join("."));
     let mut map = object.as_object_mut().ok_or_else(not_a_map)?;
     for name in field {
         let entry = map.entry(*name).or_insert(Value::Null);
@@ -287,19 +291,17 @@ fn set_string(
 
 /// Upstream's `applyOwnership`: never take over another ExternalSecret's target; Owner sets
 /// our controller reference and the `created-by` label, other policies drop both.
-fn apply_ownership(es: &ExternalSecret, object: &mut Value) -> Result<(), String> {
+fn apply_ownership(es: &ExternalSecret, object: &mut Value) -> Result<(), GenericError> {
     let metadata = object
         .get_mut("metadata")
         .and_then(Value::as_object_mut)
-        .ok_or_else(|| "metadata is not a map".to_owned())?;
+        .ok_or_else(|| GenericError::NotAMap("metadata".to_owned()))?;
     let mut references: Vec<OwnerReference> = metadata
         .remove("ownerReferences")
         .and_then(|references| serde_json::from_value(references).ok())
         .unwrap_or_default();
     if let Some(owner) = other_external_secret_owner(&references, es) {
-        return Err(format!(
-            "target is owned by another ExternalSecret: {owner}"
-        ));
+        return Err(GenericError::OwnedByAnother(owner));
     }
     let ours = |reference: &OwnerReference| {
         reference.kind == "ExternalSecret"
@@ -310,13 +312,12 @@ fn apply_ownership(es: &ExternalSecret, object: &mut Value) -> Result<(), String
     let owner = es.spec.target.creation_policy == ExternalSecretCreationPolicy::Owner;
     if owner {
         if let Some(other) = references.iter().find(|r| r.controller == Some(true)) {
-            return Err(format!(
-                "Object {}/{} is already owned by another {} controller {}",
-                es.namespace().unwrap_or_default(),
-                target_name(es),
-                other.kind,
-                other.name
-            ));
+            return Err(GenericError::OwnedByController {
+                namespace: es.namespace().unwrap_or_default(),
+                name: target_name(es),
+                kind: other.kind.clone(),
+                owner: other.name.clone(),
+            });
         }
         // Without a uid (only when rendering offline) there is nothing to refer to.
         if let Some(mut reference) = es.controller_owner_ref(&()) {
@@ -327,7 +328,7 @@ fn apply_ownership(es: &ExternalSecret, object: &mut Value) -> Result<(), String
     if !references.is_empty() {
         metadata.insert(
             "ownerReferences".to_owned(),
-            serde_json::to_value(references).map_err(|e| e.to_string())?,
+            serde_json::to_value(references).map_err(GenericError::Encode)?,
         );
     }
     if owner {

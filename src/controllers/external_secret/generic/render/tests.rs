@@ -29,6 +29,7 @@ fn data(pairs: &[(&str, &str)]) -> SecretData {
         .collect()
 }
 
+/// The object `desired` builds; an error as its message.
 fn build(target: Value, pairs: &[(&str, &str)], base: Option<&Value>) -> Result<Value, String> {
     let es = external_secret(target);
     desired(
@@ -38,6 +39,7 @@ fn build(target: Value, pairs: &[(&str, &str)], base: Option<&Value>) -> Result<
         base,
         &TemplateSources::default(),
     )
+    .map_err(|error| error.to_string())
 }
 
 #[test]
@@ -364,7 +366,7 @@ fn nested_cases() -> Vec<NestedCase> {
     ]
 }
 
-fn apply_nested(object: &mut Value, case: &NestedCase) -> Result<(), String> {
+fn apply_nested(object: &mut Value, case: &NestedCase) -> Result<(), GenericError> {
     let (_, _, target, keys_and_values, template, pairs, ..) = case;
     let data = data(pairs);
     if *keys_and_values {
@@ -394,7 +396,9 @@ fn upstream_nested_path_targeting_and_idempotence() {
         ("[0].test", "must start with a key"),
     ] {
         let mut object = json!({});
-        let message = apply_to_target("x", b"v", target, &mut object).unwrap_err();
+        let message = apply_to_target("x", b"v", target, &mut object)
+            .unwrap_err()
+            .to_string();
         assert!(message.contains(error), "{target}: {message}");
     }
 }
