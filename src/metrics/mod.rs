@@ -17,6 +17,7 @@ use prometheus_client::registry::Registry;
 
 mod controller_runtime;
 mod labels;
+mod process;
 #[cfg(test)]
 mod tests;
 mod workqueue;
@@ -178,6 +179,7 @@ impl Default for Metrics {
             active_workers.clone(),
         );
         let workqueue = workqueue::Workqueue::register(&mut registry);
+        registry.register_collector(Box::new(process::ProcessCollector));
         let external_secret_condition = Family::<ConditionLabels, Gauge>::default();
         registry.register(
             "externalsecret_status_condition",

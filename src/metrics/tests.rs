@@ -25,6 +25,10 @@ fn exports_upstream_names_with_help() {
         "externalsecret_status_condition{name=\"db\",namespace=\"team-a\",condition=\"Ready\",status=\"False\"} 1",
         "externalsecret_reconcile_duration{name=\"db\",namespace=\"team-a\"} 1000000",
         "externalsecret_provider_api_calls_count{provider=\"fake\",call=\"GetSecret\",status=\"success\"} 1",
+        // Go's process collector, as controller-runtime registers it.
+        "# HELP process_cpu_seconds Total user and system CPU time spent in seconds.",
+        "\nprocess_cpu_seconds_total ",
+        "\nprocess_resident_memory_bytes ",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
