@@ -43,9 +43,9 @@ pub struct ResultLabels {
 /// Labels of `externalsecret_provider_api_calls_count` (upstream: provider, call, status).
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ProviderCallLabels {
-    /// The backend, e.g. `fake`.
+    /// Upstream's provider label, e.g. `AWS/SecretsManager` (see `stores::api_calls`).
     pub provider: String,
-    /// Upstream's call name, e.g. `GetSecret`.
+    /// Upstream's call label, e.g. `GetSecretValue`.
     pub call: String,
     /// `success` or `error`.
     pub status: String,
