@@ -16,6 +16,8 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 mod controller_runtime;
+#[cfg(test)]
+mod dashboard_tests;
 mod labels;
 mod process;
 #[cfg(test)]

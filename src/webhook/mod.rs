@@ -13,7 +13,7 @@
 mod admission;
 mod certs;
 mod listener;
-mod metrics;
+pub(crate) mod metrics;
 pub mod probes;
 mod tls;
 mod validate;
