@@ -50,10 +50,15 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
             let _ = stopped.wait_for(|stop| *stop).await;
         }
     };
+    let tls = match args.metrics_tls.tls() {
+        Some(tls) => Some(tls.store()?),
+        None => None,
+    };
     let server = tokio::spawn(crate::server::serve(
         args.metrics_addr,
         args.live_addr,
         metrics,
+        tls,
         shutdown.clone(),
     ));
     // Probes and metrics are served while waiting for the lease, as upstream's manager does.

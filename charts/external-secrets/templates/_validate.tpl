@@ -29,8 +29,8 @@ otherwise install an operator that silently lacks it.
 {{- if $metrics.listen.auth.enabled -}}
 {{- $unsupported = append $unsupported (printf "%s.listen.auth.enabled=true: metrics are served without authentication" $key) -}}
 {{- end -}}
-{{- if $metrics.listen.secure.enabled -}}
-{{- $unsupported = append $unsupported (printf "%s.listen.secure.enabled=true: metrics are served over plain HTTP" $key) -}}
+{{- if and $metrics.listen.secure.enabled (ne $key "metrics") -}}
+{{- $unsupported = append $unsupported (printf "%s.listen.secure.enabled=true: only the controller serves metrics over HTTPS" $key) -}}
 {{- end -}}
 {{- end -}}
 {{- if and (not .Values.processPushSecret) .Values.processClusterPushSecret -}}
