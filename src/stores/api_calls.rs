@@ -36,6 +36,65 @@ impl Operation<'_> {
     }
 }
 
+/// A provider upstream instruments and its wire calls for reading, listing, writing and
+/// deleting one secret.
+struct Calls {
+    provider: &'static str,
+    read: &'static str,
+    list: &'static str,
+    write: &'static str,
+    delete: &'static str,
+}
+
+impl Calls {
+    fn of(&self, operation: Operation<'_>) -> (&'static str, &'static str) {
+        use Operation::{DeleteSecret, GetAllSecrets, GetSecret, GetSecretMap, PushSecret};
+        let call = match operation {
+            GetSecret(_) | GetSecretMap(_) => self.read,
+            GetAllSecrets => self.list,
+            PushSecret(_) => self.write,
+            DeleteSecret(_) => self.delete,
+        };
+        (self.provider, call)
+    }
+}
+
+const AWS_SECRETS_MANAGER: Calls = Calls {
+    provider: "AWS/SecretsManager",
+    read: "GetSecretValue",
+    list: "ListSecrets",
+    write: "PutSecretValue",
+    delete: "DeleteSecret",
+};
+const AWS_PARAMETER_STORE: Calls = Calls {
+    provider: "AWS/ParameterStore",
+    read: "GetParameter",
+    list: "DescribeParameter",
+    write: "PutParameter",
+    delete: "DeleteParameter",
+};
+const GCP_SECRET_MANAGER: Calls = Calls {
+    provider: "GCP/SecretManager",
+    read: "AccessSecretVersion",
+    list: "ListSecrets",
+    write: "AddSecretVersion",
+    delete: "DeleteSecret",
+};
+const VAULT: Calls = Calls {
+    provider: "HashiCorp/Vault",
+    read: "ReadSecretData",
+    list: "ListSecrets",
+    write: "WriteSecretData",
+    delete: "DeleteSecret",
+};
+const KUBERNETES: Calls = Calls {
+    provider: "Kubernetes",
+    read: "GetSecret",
+    list: "ListSecrets",
+    write: "UpdateSecret",
+    delete: "DeleteSecret",
+};
+
 /// Upstream's `provider` and `call` labels for `operation` on a store of `provider`;
 /// `fallback` is the backend's `spec.provider` name, used where upstream has no labels.
 pub fn api_call(
@@ -43,65 +102,22 @@ pub fn api_call(
     fallback: &'static str,
     operation: Operation<'_>,
 ) -> (&'static str, &'static str) {
-    use Operation::{DeleteSecret, GetAllSecrets, GetSecret, GetSecretMap, PushSecret};
-    if let Some(aws) = &provider.aws {
-        return match aws.service {
-            AwsServiceType::SecretsManager => (
-                "AWS/SecretsManager",
-                match operation {
-                    GetSecret(_) | GetSecretMap(_) => "GetSecretValue",
-                    GetAllSecrets => "ListSecrets",
-                    PushSecret(_) => "PutSecretValue",
-                    DeleteSecret(_) => "DeleteSecret",
-                },
-            ),
-            AwsServiceType::ParameterStore => (
-                "AWS/ParameterStore",
-                match operation {
-                    GetSecret(_) | GetSecretMap(_) => "GetParameter",
-                    GetAllSecrets => "DescribeParameter",
-                    PushSecret(_) => "PutParameter",
-                    DeleteSecret(_) => "DeleteParameter",
-                },
-            ),
-            AwsServiceType::CertificateManager => (fallback, operation.name()),
-        };
+    let calls = match &provider.aws {
+        Some(aws) => match aws.service {
+            AwsServiceType::SecretsManager => Some(&AWS_SECRETS_MANAGER),
+            AwsServiceType::ParameterStore => Some(&AWS_PARAMETER_STORE),
+            AwsServiceType::CertificateManager => None,
+        },
+        None if provider.gcpsm.is_some() => Some(&GCP_SECRET_MANAGER),
+        None if provider.vault.is_some() => Some(&VAULT),
+        None if provider.kubernetes.is_some() => Some(&KUBERNETES),
+        None => None,
+    };
+    if let Some(calls) = calls {
+        return calls.of(operation);
     }
     if provider.azurekv.is_some() {
         return ("Azure/KeyVault", azure_call(operation));
-    }
-    if provider.gcpsm.is_some() {
-        return (
-            "GCP/SecretManager",
-            match operation {
-                GetSecret(_) | GetSecretMap(_) => "AccessSecretVersion",
-                GetAllSecrets => "ListSecrets",
-                PushSecret(_) => "AddSecretVersion",
-                DeleteSecret(_) => "DeleteSecret",
-            },
-        );
-    }
-    if provider.vault.is_some() {
-        return (
-            "HashiCorp/Vault",
-            match operation {
-                GetSecret(_) | GetSecretMap(_) => "ReadSecretData",
-                GetAllSecrets => "ListSecrets",
-                PushSecret(_) => "WriteSecretData",
-                DeleteSecret(_) => "DeleteSecret",
-            },
-        );
-    }
-    if provider.kubernetes.is_some() {
-        return (
-            "Kubernetes",
-            match operation {
-                GetSecret(_) | GetSecretMap(_) => "GetSecret",
-                GetAllSecrets => "ListSecrets",
-                PushSecret(_) => "UpdateSecret",
-                DeleteSecret(_) => "DeleteSecret",
-            },
-        );
     }
     if provider.webhook.is_some() {
         return ("Webhook", "HTTPRequest");
