@@ -1,11 +1,12 @@
 //! Prometheus metrics under upstream ESO's names and help texts: the store status condition and
 //! reconcile duration gauges (`secretstore_status_condition`, `secretstore_reconcile_duration`
-//! and their `clustersecretstore_` twins) and the controller-runtime reconcile counters and
-//! timings every upstream controller exports, and the ExternalSecret metrics
+//! and their `clustersecretstore_` twins), the ExternalSecret metrics
 //! (`externalsecret_status_condition`, `externalsecret_sync_calls_total`,
 //! `externalsecret_sync_calls_error`, `externalsecret_reconcile_duration`,
-//! `externalsecret_provider_api_calls_count`).
-
+//! `externalsecret_provider_api_calls_count`), and what controller-runtime registers for every
+//! upstream controller: the `controller_runtime_*` reconcile metrics (including
+//! `controller_runtime_max_concurrent_reconciles`), the `workqueue_*` families and Go's
+//! `process_*` metrics.
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
