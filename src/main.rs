@@ -13,6 +13,7 @@ use external_secrets_leader as leader;
 mod metrics;
 mod render;
 mod run;
+mod secure_metrics;
 mod server;
 mod stores;
 mod webhook;

@@ -37,10 +37,15 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     let context = connect(&args, metrics.clone()).await?;
     let (stop, stopped) = watch::channel(false);
     let shutdown = Shutdown(stopped);
+    let tls = match args.metrics_tls.tls() {
+        Some(tls) => Some(tls.store()?),
+        None => None,
+    };
     let server = tokio::spawn(crate::server::serve(
         args.metrics_addr,
         args.live_addr,
         metrics,
+        tls,
         {
             let shutdown = shutdown.clone();
             move || shutdown.wait()

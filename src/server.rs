@@ -9,7 +9,12 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
 use axum::routing::get;
 
+use futures::FutureExt;
+use futures::future::BoxFuture;
+
 use crate::metrics::Metrics;
+use crate::secure_metrics;
+use crate::webhook::certs::CertStore;
 
 /// The router serving the metrics and probes.
 pub fn router(metrics: Arc<Metrics>) -> Router {
@@ -37,33 +42,48 @@ async fn metrics_handler(State(metrics): State<Arc<Metrics>>) -> impl IntoRespon
     )
 }
 
-/// Serves metrics and probes on `metrics_address`, and the probes on `live_address` too
-/// (upstream serves them there), until `shutdown` completes.
+/// Serves metrics and probes on `metrics_address` (over HTTPS with `tls`'s certificate when
+/// given: `--metrics-secure`), and the probes on `live_address` too (upstream serves them
+/// there), until `shutdown` completes.
 pub async fn serve<F>(
     metrics_address: SocketAddr,
     live_address: SocketAddr,
     metrics: Arc<Metrics>,
+    tls: Option<Arc<CertStore>>,
     shutdown: impl Fn() -> F,
-) -> std::io::Result<()>
+) -> anyhow::Result<()>
 where
     F: Future<Output = ()> + Send + 'static,
 {
     let metrics_listener = tokio::net::TcpListener::bind(metrics_address).await?;
-    tracing::info!(address = %metrics_address, "serving /metrics, /healthz and /readyz");
-    let metrics_server = axum::serve(metrics_listener, router(metrics))
-        .with_graceful_shutdown(shutdown())
-        .into_future();
+    let metrics_server: BoxFuture<'static, std::io::Result<()>> = match tls {
+        Some(store) => {
+            tracing::info!(address = %metrics_address, "serving /metrics, /healthz and /readyz over HTTPS");
+            let listener = secure_metrics::listener(metrics_listener, store.clone())?;
+            let watcher = secure_metrics::watch(store, shutdown());
+            let server = axum::serve(listener, router(metrics))
+                .with_graceful_shutdown(shutdown())
+                .into_future();
+            async move { futures::future::join(server, watcher).await.0 }.boxed()
+        }
+        None => {
+            tracing::info!(address = %metrics_address, "serving /metrics, /healthz and /readyz");
+            axum::serve(metrics_listener, router(metrics))
+                .with_graceful_shutdown(shutdown())
+                .into_future()
+                .boxed()
+        }
+    };
     if live_address == metrics_address {
-        return metrics_server.await;
+        return Ok(metrics_server.await?);
     }
     let live_listener = tokio::net::TcpListener::bind(live_address).await?;
     tracing::info!(address = %live_address, "serving /healthz and /readyz");
     let live_server = axum::serve(live_listener, probes())
         .with_graceful_shutdown(shutdown())
         .into_future();
-    futures::future::try_join(metrics_server, live_server)
-        .await
-        .map(|_| ())
+    futures::future::try_join(metrics_server, live_server).await?;
+    Ok(())
 }
 
 #[cfg(test)]

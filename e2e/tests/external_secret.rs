@@ -142,6 +142,18 @@ async fn sync_writes_owned_secret_and_repairs_drift() -> anyhow::Result<()> {
         "externalsecret_provider_api_calls_count",
         "rest_client_requests_total{",
         "controller_runtime_active_workers{controller=\"externalsecret\"}",
+        "controller_runtime_max_concurrent_reconciles{controller=\"externalsecret\"}",
+        "workqueue_adds_total{controller=\"externalsecret\",name=\"externalsecret\"}",
+        "workqueue_work_duration_seconds_count{controller=\"externalsecret\"",
+        "workqueue_queue_duration_seconds_count{controller=\"externalsecret\"",
+        "workqueue_unfinished_work_seconds{controller=\"externalsecret\"",
+        "workqueue_longest_running_processor_seconds{controller=\"externalsecret\"",
+        "workqueue_retries_total{controller=\"externalsecret\"",
+        "workqueue_depth{controller=\"secretstore\"",
+        "process_cpu_seconds_total ",
+        "process_resident_memory_bytes ",
+        "process_start_time_seconds ",
+        "process_open_fds ",
     ] {
         assert!(metrics.contains(name), "metric {name} missing:\n{metrics}");
     }
@@ -149,7 +161,9 @@ async fn sync_writes_owned_secret_and_repairs_drift() -> anyhow::Result<()> {
     eventually(WAIT, "an empty ExternalSecret queue", || async {
         let metrics = setup.controller.metrics().await?;
         Ok(metrics
-            .contains("workqueue_depth{controller=\"externalsecret\",name=\"externalsecret\"} 0")
+            .contains(
+                "workqueue_depth{controller=\"externalsecret\",name=\"externalsecret\",priority=\"\"} 0",
+            )
             .then_some(()))
     })
     .await?;

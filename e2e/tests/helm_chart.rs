@@ -343,6 +343,10 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
             "--client-qps=20",
             "--provider-qps=10",
             "--metrics-addr=:8088",
+            "--metrics-secure=true",
+            "--metrics-cert-dir=/etc/metrics-tls",
+            "--metrics-cert-name=server.crt",
+            "--metrics-key-name=server.key",
             "--loglevel=debug",
             "--zap-time-encoding=rfc3339",
             "--live-addr=0.0.0.0:8083",
@@ -472,10 +476,42 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
         find(&objects, "Service", "eso-full-metrics")["spec"]["ports"][0]["port"],
         9090
     );
+    // Upstream's servicemonitor.yaml: every endpoint scrapes port `metrics` with the values'
+    // interval, timeout, honorLabels and relabelings.
+    let monitor = find(&objects, "ServiceMonitor", "eso-full-metrics");
+    assert_eq!(monitor["metadata"]["labels"]["release"], "prometheus");
+    let endpoint = &monitor["spec"]["endpoints"][0];
+    assert_eq!(endpoint["port"], "metrics");
+    assert_eq!(endpoint["interval"], "15s");
+    assert_eq!(endpoint["scrapeTimeout"], "10s");
+    assert_eq!(endpoint["honorLabels"], true);
+    assert_eq!(endpoint["relabelings"][0]["targetLabel"], "node");
+    assert_eq!(monitor["spec"]["namespaceSelector"]["matchNames"][0], ns);
     assert_eq!(
         names_of(&objects, "ConfigMap"),
-        BTreeSet::from(["eso-full-extra", "eso-full-extra-text"])
+        BTreeSet::from([
+            "eso-full-dashboard",
+            "eso-full-extra",
+            "eso-full-extra-text"
+        ])
     );
+    // grafanaDashboard: the chart's dashboard file, labelled for Grafana's sidecar.
+    let dashboard = find(&objects, "ConfigMap", "eso-full-dashboard");
+    assert_eq!(dashboard["metadata"]["labels"]["grafana_dashboard"], "yes");
+    assert_eq!(dashboard["metadata"]["labels"]["team"], "platform");
+    assert_eq!(
+        dashboard["metadata"]["annotations"]["grafana_folder"],
+        "Security"
+    );
+    let shipped: Value = serde_json::from_str(
+        dashboard["data"]["external-secrets.json"]
+            .as_str()
+            .unwrap_or_default(),
+    )?;
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(
+        repository().join("charts/external-secrets/monitoring/grafana-dashboard.json"),
+    )?)?;
+    assert_eq!(shipped, file);
     let lease_role = find(&objects, "Role", "eso-full-leaderelection");
     assert_eq!(rules(lease_role)[0].2, strings(&["eso-full-lock"]));
     let view = find(&objects, "ClusterRole", "eso-full-view");
@@ -648,10 +684,9 @@ async fn unsupported_values_fail_naming_each_key() -> anyhow::Result<()> {
     };
     for key in [
         "bitwarden-sdk-server.enabled",
-        "grafanaDashboard.enabled",
         "crds.conversion.enabled",
         "image.flavour",
-        "metrics.listen.secure.enabled",
+        "certController.metrics.listen.secure.enabled",
         "enableHTTP2",
         "webhook.metrics.listen.auth.enabled",
     ] {

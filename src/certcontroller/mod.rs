@@ -219,6 +219,8 @@ async fn reconcile_loop(
     phase: Arc<Mutex<Phase>>,
     metrics: Arc<Metrics>,
 ) {
+    // One pass at a time: a single worker, as controller-runtime reports it.
+    metrics.controller_started(CONTROLLER, 1);
     let mut changes = changes(&client, &settings);
     let mut delay = Duration::ZERO;
     let mut retry = RETRY.0;

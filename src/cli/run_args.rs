@@ -115,6 +115,40 @@ pub struct RunArgs {
     /// managed Secrets are always watched metadata-only and nothing caches other Secrets.
     #[command(flatten)]
     pub compatibility: CompatibilityArgs,
+    /// HTTPS for the metrics server.
+    #[command(flatten)]
+    pub metrics_tls: MetricsTlsArgs,
+}
+
+/// Upstream's (controller-runtime's) secure metrics serving flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MetricsTlsArgs {
+    /// Serve metrics over HTTPS.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true", default_value_t = false)]
+    pub metrics_secure: bool,
+    /// The directory of the metrics serving certificate (reloaded when its files change);
+    /// empty: a self-signed certificate is generated.
+    #[arg(long, default_value = "")]
+    pub metrics_cert_dir: String,
+    /// The certificate file's name in --metrics-cert-dir.
+    #[arg(long, default_value = "tls.crt")]
+    pub metrics_cert_name: String,
+    /// The key file's name in --metrics-cert-dir.
+    #[arg(long, default_value = "tls.key")]
+    pub metrics_key_name: String,
+}
+
+impl MetricsTlsArgs {
+    /// Where the certificate comes from, when metrics are served over HTTPS.
+    pub fn tls(&self) -> Option<crate::secure_metrics::MetricsTls> {
+        self.metrics_secure
+            .then(|| crate::secure_metrics::MetricsTls {
+                cert_dir: (!self.metrics_cert_dir.is_empty())
+                    .then(|| self.metrics_cert_dir.clone().into()),
+                cert_name: self.metrics_cert_name.clone(),
+                key_name: self.metrics_key_name.clone(),
+            })
+    }
 }
 
 /// Upstream flags accepted for compatibility only (see [`RunArgs::compatibility`]).
@@ -144,18 +178,6 @@ pub struct CompatibilityArgs {
     /// Not supported yet: metrics are served without authentication.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub metrics_auth: Option<bool>,
-    /// Not supported yet: metrics are served over plain HTTP.
-    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
-    pub metrics_secure: Option<bool>,
-    /// Used with `--metrics-secure` only.
-    #[arg(long, hide = true)]
-    pub metrics_cert_dir: Option<String>,
-    /// Used with `--metrics-secure` only.
-    #[arg(long, hide = true)]
-    pub metrics_cert_name: Option<String>,
-    /// Used with `--metrics-secure` only.
-    #[arg(long, hide = true)]
-    pub metrics_key_name: Option<String>,
     /// No effect: the generators of this build keep no state to collect.
     #[arg(long, hide = true)]
     pub generator_gc_grace_period: Option<String>,
@@ -218,10 +240,6 @@ impl CompatibilityArgs {
             ),
             ("enable-http2", self.enable_http2.is_some()),
             ("metrics-auth", self.metrics_auth.is_some()),
-            ("metrics-secure", self.metrics_secure.is_some()),
-            ("metrics-cert-dir", self.metrics_cert_dir.is_some()),
-            ("metrics-cert-name", self.metrics_cert_name.is_some()),
-            ("metrics-key-name", self.metrics_key_name.is_some()),
             (
                 "generator-gc-grace-period",
                 self.generator_gc_grace_period.is_some(),

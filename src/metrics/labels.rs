@@ -40,21 +40,12 @@ pub struct ResultLabels {
     pub result: String,
 }
 
-/// Labels of client-go's workqueue metrics (`name` is the controller's name).
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct QueueLabels {
-    /// The controller's name, e.g. `externalsecret`.
-    pub controller: String,
-    /// The queue's name: the controller's name, as controller-runtime names it.
-    pub name: String,
-}
-
 /// Labels of `externalsecret_provider_api_calls_count` (upstream: provider, call, status).
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ProviderCallLabels {
-    /// The backend, e.g. `fake`.
+    /// Upstream's provider label, e.g. `AWS/SecretsManager` (see `stores::api_calls`).
     pub provider: String,
-    /// Upstream's call name, e.g. `GetSecret`.
+    /// Upstream's call label, e.g. `GetSecretValue`.
     pub call: String,
     /// `success` or `error`.
     pub status: String,

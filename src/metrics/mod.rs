@@ -1,28 +1,32 @@
 //! Prometheus metrics under upstream ESO's names and help texts: the store status condition and
 //! reconcile duration gauges (`secretstore_status_condition`, `secretstore_reconcile_duration`
-//! and their `clustersecretstore_` twins) and the controller-runtime reconcile counters and
-//! timings every upstream controller exports, and the ExternalSecret metrics
+//! and their `clustersecretstore_` twins), the ExternalSecret metrics
 //! (`externalsecret_status_condition`, `externalsecret_sync_calls_total`,
 //! `externalsecret_sync_calls_error`, `externalsecret_reconcile_duration`,
-//! `externalsecret_provider_api_calls_count`).
-
+//! `externalsecret_provider_api_calls_count`), and what controller-runtime registers for every
+//! upstream controller: the `controller_runtime_*` reconcile metrics (including
+//! `controller_runtime_max_concurrent_reconciles`), the `workqueue_*` families and Go's
+//! `process_*` metrics.
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 mod controller_runtime;
+#[cfg(test)]
+mod dashboard_tests;
 mod labels;
+mod process;
 #[cfg(test)]
 mod tests;
+mod workqueue;
 
 pub use labels::{
-    ConditionLabels, ControllerLabels, ProviderCallLabels, QueueLabels, RequestLabels,
-    ResultLabels, StoreLabels,
+    ConditionLabels, ControllerLabels, ProviderCallLabels, RequestLabels, ResultLabels, StoreLabels,
 };
 
 type DurationGauge = Family<StoreLabels, Gauge<f64, AtomicU64>>;
@@ -42,9 +46,12 @@ pub struct Metrics {
     cluster_secret_store_duration: DurationGauge,
     reconcile_total: Family<ResultLabels, Counter>,
     reconcile_errors: Family<ControllerLabels, Counter>,
+    terminal_errors: Family<ControllerLabels, Counter>,
+    reconcile_panics: Family<ControllerLabels, Counter>,
     reconcile_time: HistogramFamily,
+    max_concurrent: Family<ControllerLabels, Gauge>,
     active_workers: Family<ControllerLabels, Gauge>,
-    queue_depth: Family<QueueLabels, Gauge>,
+    workqueue: workqueue::Workqueue,
     external_secret_condition: Family<ConditionLabels, Gauge>,
     external_secret_duration: DurationGauge,
     sync_calls: Family<StoreLabels, Counter>,
@@ -143,12 +150,31 @@ impl Default for Metrics {
             "Total number of reconciliation errors per controller",
             reconcile_errors.clone(),
         );
-        let reconcile_time: HistogramFamily =
-            Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.005, 2.0, 14)));
+        let terminal_errors = Family::<ControllerLabels, Counter>::default();
+        registry.register(
+            "controller_runtime_terminal_reconcile_errors",
+            "Total number of terminal reconciliation errors per controller",
+            terminal_errors.clone(),
+        );
+        let reconcile_panics = Family::<ControllerLabels, Counter>::default();
+        registry.register(
+            "controller_runtime_reconcile_panics",
+            "Total number of reconciliation panics per controller",
+            reconcile_panics.clone(),
+        );
+        let reconcile_time: HistogramFamily = Family::new_with_constructor(|| {
+            Histogram::new(controller_runtime::RECONCILE_TIME_BUCKETS.iter().copied())
+        });
         registry.register(
             "controller_runtime_reconcile_time_seconds",
             "Length of time per reconciliation per controller",
             reconcile_time.clone(),
+        );
+        let max_concurrent = Family::<ControllerLabels, Gauge>::default();
+        registry.register(
+            "controller_runtime_max_concurrent_reconciles",
+            "Maximum number of concurrent reconciles per controller",
+            max_concurrent.clone(),
         );
         let active_workers = Family::<ControllerLabels, Gauge>::default();
         registry.register(
@@ -156,12 +182,8 @@ impl Default for Metrics {
             "Number of currently used workers per controller",
             active_workers.clone(),
         );
-        let queue_depth = Family::<QueueLabels, Gauge>::default();
-        registry.register(
-            "workqueue_depth",
-            "Current depth of workqueue",
-            queue_depth.clone(),
-        );
+        let workqueue = workqueue::Workqueue::register(&mut registry);
+        registry.register_collector(Box::new(process::ProcessCollector));
         let external_secret_condition = Family::<ConditionLabels, Gauge>::default();
         registry.register(
             "externalsecret_status_condition",
@@ -230,9 +252,12 @@ impl Default for Metrics {
             cluster_secret_store_duration,
             reconcile_total,
             reconcile_errors,
+            terminal_errors,
+            reconcile_panics,
             reconcile_time,
+            max_concurrent,
             active_workers,
-            queue_depth,
+            workqueue,
         }
     }
 }

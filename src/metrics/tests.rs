@@ -25,6 +25,10 @@ fn exports_upstream_names_with_help() {
         "externalsecret_status_condition{name=\"db\",namespace=\"team-a\",condition=\"Ready\",status=\"False\"} 1",
         "externalsecret_reconcile_duration{name=\"db\",namespace=\"team-a\"} 1000000",
         "externalsecret_provider_api_calls_count{provider=\"fake\",call=\"GetSecret\",status=\"success\"} 1",
+        // Go's process collector, as controller-runtime registers it.
+        "# HELP process_cpu_seconds Total user and system CPU time spent in seconds.",
+        "\nprocess_cpu_seconds_total ",
+        "\nprocess_resident_memory_bytes ",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
@@ -57,5 +61,89 @@ fn a_deleted_external_secret_leaves_no_series() {
         series("api"),
         5,
         "the other ExternalSecret keeps its series\n{text}"
+    );
+}
+
+/// controller-runtime v0.22's controller and workqueue families (names, labels, help from its
+/// `pkg/internal/controller/metrics/metrics.go` and `pkg/metrics/workqueue.go`).
+#[test]
+fn a_started_controller_exports_controller_runtime_and_workqueue_series() {
+    let metrics = Metrics::default();
+    metrics.controller_started("externalsecret", 4);
+    let text = metrics.encode();
+    for expected in [
+        "# HELP controller_runtime_max_concurrent_reconciles Maximum number of concurrent reconciles per controller.",
+        "controller_runtime_max_concurrent_reconciles{controller=\"externalsecret\"} 4",
+        "controller_runtime_active_workers{controller=\"externalsecret\"} 0",
+        "controller_runtime_reconcile_total{controller=\"externalsecret\",result=\"requeue\"} 0",
+        "controller_runtime_reconcile_total{controller=\"externalsecret\",result=\"success\"} 0",
+        "controller_runtime_terminal_reconcile_errors_total{controller=\"externalsecret\"} 0",
+        "controller_runtime_reconcile_panics_total{controller=\"externalsecret\"} 0",
+        "# HELP workqueue_depth Current depth of workqueue by workqueue and priority.",
+        "workqueue_depth{controller=\"externalsecret\",name=\"externalsecret\",priority=\"\"} 0",
+        "# HELP workqueue_adds Total number of adds handled by workqueue.",
+        "workqueue_adds_total{controller=\"externalsecret\",name=\"externalsecret\"} 0",
+        "workqueue_retries_total{controller=\"externalsecret\",name=\"externalsecret\"} 0",
+        "workqueue_queue_duration_seconds_bucket{le=\"1e-8\",controller=\"externalsecret\",name=\"externalsecret\"} 0",
+        "# HELP workqueue_work_duration_seconds How long in seconds processing an item from workqueue takes.\n",
+        "workqueue_work_duration_seconds_count{controller=\"externalsecret\",name=\"externalsecret\"} 0",
+        "workqueue_unfinished_work_seconds{controller=\"externalsecret\",name=\"externalsecret\"} 0",
+        "workqueue_longest_running_processor_seconds{controller=\"externalsecret\",name=\"externalsecret\"} 0",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+}
+
+#[test]
+fn reconciles_feed_work_duration_unfinished_work_and_retries() {
+    let metrics = Metrics::default();
+    metrics.controller_started("pushsecret", 1);
+    let series = |text: &str, prefix: &str| -> f64 {
+        text.lines()
+            .find(|line| line.starts_with(prefix))
+            .and_then(|line| line.rsplit(' ').next())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(|| panic!("no {prefix} in\n{text}"))
+    };
+    let unfinished = "workqueue_unfinished_work_seconds{controller=\"pushsecret\"";
+    let work = "workqueue_work_duration_seconds_count{controller=\"pushsecret\"";
+    let timer = metrics.reconcile_started("pushsecret");
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let running = metrics.encode();
+    // While the reconcile runs its age is unfinished work, and it is the longest running one.
+    assert!(series(&running, unfinished) > 0.0, "{running}");
+    assert_eq!(
+        series(&running, unfinished),
+        series(
+            &running,
+            "workqueue_longest_running_processor_seconds{controller=\"pushsecret\""
+        )
+    );
+    assert_eq!(series(&running, work), 0.0);
+    drop(timer);
+    metrics.reconcile_finished("pushsecret", "success");
+    metrics.reconcile_finished("pushsecret", "requeue_after");
+    metrics.reconcile_finished("pushsecret", "error");
+    let done = metrics.encode();
+    assert_eq!(series(&done, unfinished), 0.0, "{done}");
+    assert_eq!(series(&done, work), 1.0);
+    // controller-runtime's reconcile time buckets: 40 of them, the last finite one 60 s.
+    let buckets = done
+        .lines()
+        .filter(|line| line.starts_with("controller_runtime_reconcile_time_seconds_bucket{"))
+        .count();
+    assert_eq!(buckets, 41, "40 bounds and +Inf\n{done}");
+    assert_eq!(
+        series(
+            &done,
+            "controller_runtime_reconcile_time_seconds_bucket{le=\"60.0\",controller=\"pushsecret\"}"
+        ),
+        1.0
+    );
+    // A requeue and an error put the request back (client-go's AddAfter counts a retry);
+    // a success does not.
+    assert_eq!(
+        series(&done, "workqueue_retries_total{controller=\"pushsecret\""),
+        2.0
     );
 }

@@ -5,6 +5,7 @@
 //! controller asks; the controllers sit above this module and never borrow from each other.
 
 pub mod admission;
+pub mod api_calls;
 pub mod cache;
 pub mod error;
 pub mod lookup;
@@ -113,9 +114,12 @@ impl FoundStore {
         format!("{} {:?}", id.kind, id.name)
     }
 
-    /// The provider's name (`spec.provider`) for metric labels; `unknown` when none is set.
-    pub fn provider_name(&self) -> &'static str {
-        Backend::of(&self.spec().provider).map_or("unknown", |backend| backend.name())
+    /// The `provider` and `call` labels of `operation` on this store, as upstream's
+    /// providers report them (see [`api_calls`]).
+    pub fn api_call(&self, operation: api_calls::Operation<'_>) -> (&'static str, &'static str) {
+        let provider = &self.spec().provider;
+        let own = Backend::of(provider).map_or("unknown", |backend| backend.name());
+        api_calls::api_call(provider, own, operation)
     }
 
     /// The cached provider client of this store for an object in `namespace`.

@@ -25,6 +25,8 @@ const CA_FILE: &str = "ca.crt";
 /// The certificate being served and what it was loaded from.
 pub struct CertStore {
     directory: PathBuf,
+    cert_file: String,
+    key_file: String,
     provider: Arc<CryptoProvider>,
     current: RwLock<Option<Loaded>>,
 }
@@ -85,8 +87,21 @@ pub enum CheckError {
 impl CertStore {
     /// A store serving nothing yet; call [`CertStore::reload`] to load `directory`.
     pub fn new(directory: PathBuf, provider: Arc<CryptoProvider>) -> Self {
+        Self::with_names(directory, CERT_FILE, KEY_FILE, provider)
+    }
+
+    /// A store loading `cert_file` and `key_file` of `directory` (the metrics server's
+    /// `--metrics-cert-name` and `--metrics-key-name`).
+    pub fn with_names(
+        directory: PathBuf,
+        cert_file: &str,
+        key_file: &str,
+        provider: Arc<CryptoProvider>,
+    ) -> Self {
         Self {
             directory,
+            cert_file: cert_file.to_owned(),
+            key_file: key_file.to_owned(),
             provider,
             current: RwLock::new(None),
         }
@@ -95,8 +110,8 @@ impl CertStore {
     /// Reads the files and serves them when they changed and form a valid pair.
     pub fn reload(&self) -> Result<Reload, LoadError> {
         let files = Files {
-            cert: read(&self.directory.join(CERT_FILE))?,
-            key: read(&self.directory.join(KEY_FILE))?,
+            cert: read(&self.directory.join(&self.cert_file))?,
+            key: read(&self.directory.join(&self.key_file))?,
             ca: read(&self.directory.join(CA_FILE)).ok(),
         };
         let unchanged = self

@@ -11,11 +11,11 @@
 //! valid for `--dns-name` for the next hour, upstream's readiness check.
 
 mod admission;
-mod certs;
-mod listener;
-mod metrics;
+pub(crate) mod certs;
+pub(crate) mod listener;
+pub(crate) mod metrics;
 pub mod probes;
-mod tls;
+pub(crate) mod tls;
 mod validate;
 
 use std::sync::Arc;

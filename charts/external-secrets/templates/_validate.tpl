@@ -8,9 +8,6 @@ otherwise install an operator that silently lacks it.
 {{- if index .Values "bitwarden-sdk-server" "enabled" -}}
 {{- $unsupported = append $unsupported "bitwarden-sdk-server.enabled=true: this build has no Bitwarden provider and the chart has no bitwarden-sdk-server sub-chart" -}}
 {{- end -}}
-{{- if .Values.grafanaDashboard.enabled -}}
-{{- $unsupported = append $unsupported "grafanaDashboard.enabled=true: the chart ships no Grafana dashboard" -}}
-{{- end -}}
 {{- if .Values.crds.conversion.enabled -}}
 {{- $unsupported = append $unsupported "crds.conversion.enabled=true: the CRDs have no conversion webhook (v1alpha1 is not served)" -}}
 {{- end -}}
@@ -32,8 +29,8 @@ otherwise install an operator that silently lacks it.
 {{- if $metrics.listen.auth.enabled -}}
 {{- $unsupported = append $unsupported (printf "%s.listen.auth.enabled=true: metrics are served without authentication" $key) -}}
 {{- end -}}
-{{- if $metrics.listen.secure.enabled -}}
-{{- $unsupported = append $unsupported (printf "%s.listen.secure.enabled=true: metrics are served over plain HTTP" $key) -}}
+{{- if and $metrics.listen.secure.enabled (ne $key "metrics") -}}
+{{- $unsupported = append $unsupported (printf "%s.listen.secure.enabled=true: only the controller serves metrics over HTTPS" $key) -}}
 {{- end -}}
 {{- end -}}
 {{- if and (not .Values.processPushSecret) .Values.processClusterPushSecret -}}

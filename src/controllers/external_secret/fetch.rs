@@ -23,6 +23,7 @@ use crate::controllers::template::{SecretData, decode};
 use crate::generators::{self, GeneratorSource};
 use crate::metrics::Metrics;
 use crate::stores::FoundStore;
+use crate::stores::api_calls::Operation;
 
 /// Everything one sync needs to reach providers.
 pub struct Fetcher<'a> {
@@ -210,7 +211,7 @@ impl Fetcher<'_> {
                     .read(key, async move { client.get_secret_map(&request).await })
                     .await;
                 if performed {
-                    self.count(store, "GetSecretMap", &result);
+                    self.count(store, Operation::GetSecretMap(&remote_ref.key), &result);
                 }
                 let shape = Shape {
                     conversion: remote_ref.conversion_strategy,
@@ -222,7 +223,7 @@ impl Fetcher<'_> {
             MapRead::Find(find_spec) => {
                 let find = Find::from(*find_spec);
                 let result = client.get_all_secrets(&find).await;
-                self.count(store, "GetAllSecrets", &result);
+                self.count(store, Operation::GetAllSecrets, &result);
                 let shape = Shape {
                     conversion: find.conversion_strategy,
                     decoding: find.decoding_strategy,
@@ -263,7 +264,7 @@ impl Fetcher<'_> {
             .read(key, async move { client.get_secret(&request).await })
             .await;
         if performed {
-            self.count(&store, "GetSecret", &result);
+            self.count(&store, Operation::GetSecret(&remote_ref.key), &result);
         }
         let value = match result {
             Ok(value) => value.into_bytes(),
@@ -297,9 +298,15 @@ impl Fetcher<'_> {
             })
     }
 
-    fn count<T>(&self, store: &FoundStore, call: &str, result: &Result<T, ProviderError>) {
+    fn count<T>(
+        &self,
+        store: &FoundStore,
+        operation: Operation<'_>,
+        result: &Result<T, ProviderError>,
+    ) {
+        let (provider, call) = store.api_call(operation);
         self.metrics
-            .count_provider_call(store.provider_name(), call, result.is_ok());
+            .count_provider_call(provider, call, result.is_ok());
     }
 }
 

@@ -55,7 +55,11 @@ pub async fn run(
     let client = context.client.clone();
     let settings = context.settings.clone();
     let forget = Arc::clone(&context);
-    let queue = Arc::new(QueueDepth::new(CONTROLLER, context.metrics.clone()));
+    let queue = Arc::new(QueueDepth::new(
+        CONTROLLER,
+        concurrency,
+        context.metrics.clone(),
+    ));
     let started = queue.clone();
     let (secret_store_reader, secret_store_writer) = reflector::store();
     let secret_stores = cached_watch(
@@ -166,15 +170,11 @@ fn track_events(
     queue: Arc<QueueDepth<ExternalSecret>>,
     context: Arc<Context>,
 ) -> impl Fn(&Result<watcher::Event<ExternalSecret>, watcher::Error>) {
-    move |event| match event {
-        Ok(watcher::Event::Delete(es)) => {
+    move |event| {
+        if let Ok(watcher::Event::Delete(es)) = event {
             forget_deleted(es, &context);
-            queue.taken(&ObjectRef::from_obj(es));
         }
-        Ok(watcher::Event::Apply(es) | watcher::Event::InitApply(es)) => {
-            queue.triggered([&ObjectRef::from_obj(es)]);
-        }
-        _ => {}
+        queue.follow(event);
     }
 }
 
@@ -222,13 +222,7 @@ fn finished<T>(
     queue: &QueueDepth<ExternalSecret>,
     result: &Result<T, controller::Error<ReconcileError, watcher::Error>>,
 ) {
-    if let Err(controller::Error::ObjectNotFound(object)) = result {
-        let gone = ObjectRef::<ExternalSecret>::new(&object.name);
-        queue.taken(&match &object.namespace {
-            Some(namespace) => gone.within(namespace),
-            None => gone,
-        });
-    }
+    queue.finished(result);
     if let Err(error) = result {
         tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
     }

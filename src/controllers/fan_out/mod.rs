@@ -28,6 +28,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::context::Context;
+use crate::controllers::queue_depth::QueueDepth;
 use crate::metrics::Metrics;
 use reconcile::TemplateContext;
 
@@ -112,6 +113,12 @@ pub async fn run<T: ClusterTemplate>(
     .default_backoff()
     .touched_objects();
     let forget = Arc::clone(&context);
+    let queue = Arc::new(QueueDepth::new(
+        T::CONTROLLER,
+        concurrency,
+        context.metrics.clone(),
+    ));
+    let (followed, started, by_namespace) = (queue.clone(), queue.clone(), queue.clone());
     let (templates, template_writer) = reflector::store();
     let watched = watcher(Api::<T>::all(client), watcher::Config::default())
         .default_backoff()
@@ -121,6 +128,7 @@ pub async fn run<T: ClusterTemplate>(
                 template.remove_metrics(&forget.metrics);
                 forget.backoff.forget(template);
             }
+            followed.follow(event);
         })
         .applied_objects();
     let controller = Controller::for_stream(watched, templates.clone());
@@ -133,22 +141,29 @@ pub async fn run<T: ClusterTemplate>(
         .with_config(controller::Config::default().concurrency(concurrency))
         .owns_stream(copies)
         .watches_stream(namespaces, move |_| {
-            templates
+            let every: Vec<_> = templates
                 .state()
                 .iter()
                 .map(|template| ObjectRef::from_obj(template.as_ref()))
-                .collect::<Vec<_>>()
+                .collect();
+            by_namespace.triggered(&every);
+            every
         })
         .graceful_shutdown_on(shutdown)
         .run(
-            reconcile::reconcile::<T>,
+            move |template: Arc<T>, context| {
+                started.taken(&ObjectRef::from_obj(template.as_ref()));
+                reconcile::reconcile::<T>(template, context)
+            },
             reconcile::error_policy::<T>,
             template_context,
         )
-        .for_each(|result| async move {
+        .for_each(|result| {
+            queue.finished(&result);
             if let Err(error) = result {
                 tracing::debug!(controller = T::CONTROLLER, %error, "reconcile failed");
             }
+            async {}
         })
         .await;
     tracing::info!(controller = T::CONTROLLER, "controller stopped");

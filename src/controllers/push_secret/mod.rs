@@ -21,9 +21,11 @@ use std::sync::Arc;
 use external_secrets_crds::v1alpha1::PushSecret;
 use futures::StreamExt;
 use kube::runtime::controller::{self, Controller};
-use kube::runtime::watcher;
+use kube::runtime::reflector::{self, ObjectRef};
+use kube::runtime::{WatchStreamExt, watcher};
 
 use crate::context::Context;
+use crate::controllers::queue_depth::QueueDepth;
 use context::{CONTROLLER, PsContext};
 
 /// Runs the PushSecret controller until `shutdown` completes.
@@ -40,15 +42,36 @@ pub async fn run(
         shared: context,
         cluster_stores_enabled,
     });
+    let queue = Arc::new(QueueDepth::new(
+        CONTROLLER,
+        concurrency,
+        ps_context.shared.metrics.clone(),
+    ));
+    let (followed, started) = (queue.clone(), queue.clone());
+    let (reader, writer) = reflector::store();
+    let objects = watcher(api, watcher::Config::default())
+        .default_backoff()
+        .reflect(writer)
+        .inspect(move |event| followed.follow(event))
+        .applied_objects();
     tracing::info!(controller = CONTROLLER, "starting controller");
-    Controller::new(api, watcher::Config::default())
+    Controller::for_stream(objects, reader)
         .with_config(controller::Config::default().concurrency(concurrency))
         .graceful_shutdown_on(shutdown)
-        .run(reconcile::reconcile, reconcile::error_policy, ps_context)
-        .for_each(|result| async move {
+        .run(
+            move |push_secret: Arc<PushSecret>, context| {
+                started.taken(&ObjectRef::from_obj(push_secret.as_ref()));
+                reconcile::reconcile(push_secret, context)
+            },
+            reconcile::error_policy,
+            ps_context,
+        )
+        .for_each(|result| {
+            queue.finished(&result);
             if let Err(error) = result {
                 tracing::debug!(controller = CONTROLLER, %error, "reconcile failed");
             }
+            async {}
         })
         .await;
     tracing::info!(controller = CONTROLLER, "controller stopped");

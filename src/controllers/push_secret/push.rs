@@ -17,6 +17,7 @@ use super::data_to::{self, Data};
 use super::error::{ClientError, DeleteError, PushError};
 use super::plan::{self, Synced};
 use super::template;
+use crate::stores::api_calls::Operation;
 use crate::stores::{FoundStore, lookup};
 
 /// Pushes every `spec.data` and expanded `spec.dataTo` entry of `secret` (templated by
@@ -136,7 +137,12 @@ impl Target<'_> {
             }
         }
         let result = self.client.push_secret(request).await;
-        count(self.context, self.store, "PushSecret", result.is_ok());
+        count(
+            self.context,
+            self.store,
+            Operation::PushSecret(&request.remote_ref.remote_key),
+            result.is_ok(),
+        );
         result.map_err(|source| PushError::Write {
             key: secret_key(data).unwrap_or_default().to_owned(),
             store: self.store.store_ref().id.name.to_owned(),
@@ -169,10 +175,14 @@ pub async fn delete_stale(
             continue;
         };
         let client = client(context, &store, &namespace).await?;
-        let result = client
-            .delete_secret(&PushRemoteRef::from(&data.r#match.remote_ref))
-            .await;
-        count(context, &store, "DeleteSecret", result.is_ok());
+        let remote_ref = PushRemoteRef::from(&data.r#match.remote_ref);
+        let result = client.delete_secret(&remote_ref).await;
+        count(
+            context,
+            &store,
+            Operation::DeleteSecret(&remote_ref.remote_key),
+            result.is_ok(),
+        );
         result.map_err(DeleteError::Provider)?;
     }
     Ok(())
@@ -192,9 +202,10 @@ async fn client(
         })
 }
 
-fn count(context: &PsContext, store: &FoundStore, call: &str, ok: bool) {
+fn count(context: &PsContext, store: &FoundStore, operation: Operation<'_>, ok: bool) {
+    let (provider, call) = store.api_call(operation);
     context
         .shared
         .metrics
-        .count_provider_call(store.provider_name(), call, ok);
+        .count_provider_call(provider, call, ok);
 }

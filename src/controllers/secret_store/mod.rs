@@ -22,12 +22,14 @@ use external_secrets_providers::StoreRef;
 use futures::StreamExt;
 use kube::core::DeserializeGuard;
 use kube::runtime::controller::{self, Controller};
+use kube::runtime::reflector::ObjectRef;
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Api, Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::context::Context;
+use crate::controllers::queue_depth::QueueDepth;
 use error::Error;
 
 /// What the controller needs of a store kind.
@@ -116,9 +118,16 @@ pub async fn run<K: Store>(
     );
     let (reader, writer) = reflector::store();
     let on_delete = context.clone();
+    let queue = Arc::new(QueueDepth::new(
+        K::CONTROLLER,
+        concurrency,
+        context.metrics.clone(),
+    ));
+    let (followed, started) = (queue.clone(), queue.clone());
     let objects = watcher(api, watcher::Config::default())
         .default_backoff()
         .reflect(writer)
+        .inspect(move |event| followed.follow(event))
         .then(move |event| {
             let context = on_delete.clone();
             async move {
@@ -133,14 +142,24 @@ pub async fn run<K: Store>(
     Controller::for_stream(objects, reader)
         .with_config(controller::Config::default().concurrency(concurrency))
         .graceful_shutdown_on(shutdown)
-        .run(reconcile_object::<K>, error_policy_object::<K>, context)
-        .for_each(|result| async move {
-            match result {
-                Ok((object, _)) => {
-                    tracing::debug!(controller = K::CONTROLLER, %object, "reconciled")
-                }
-                Err(error) => {
-                    tracing::debug!(controller = K::CONTROLLER, %error, "reconcile failed")
+        .run(
+            move |object, context| {
+                started.taken(&ObjectRef::from_obj(object.as_ref()));
+                reconcile_object::<K>(object, context)
+            },
+            error_policy_object::<K>,
+            context,
+        )
+        .for_each(|result| {
+            queue.finished(&result);
+            async move {
+                match result {
+                    Ok((object, _)) => {
+                        tracing::debug!(controller = K::CONTROLLER, %object, "reconciled")
+                    }
+                    Err(error) => {
+                        tracing::debug!(controller = K::CONTROLLER, %error, "reconcile failed")
+                    }
                 }
             }
         })
