@@ -13,6 +13,8 @@ pub mod crd;
 pub mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcpsm;
+#[cfg(feature = "infisical")]
+pub mod infisical;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]

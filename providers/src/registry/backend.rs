@@ -160,6 +160,13 @@ impl<'a> Backend<'a> {
             "webhook",
             crate::backends::webhook::Webhook
         );
+        served!(
+            found,
+            infisical,
+            "infisical",
+            "infisical",
+            crate::backends::infisical::Infisical
+        );
         not_supported!(found,
             akeyless => "akeyless",
             bitwardensecretsmanager => "bitwardensecretsmanager",
@@ -186,7 +193,6 @@ impl<'a> Backend<'a> {
             passworddepot => "passworddepot",
             passbolt => "passbolt",
             dvls => "dvls",
-            infisical => "infisical",
             beyondtrust => "beyondtrust",
             beyondtrustworkloadcredentials => "beyondtrustworkloadcredentials",
             cloudrusm => "cloudrusm",
