@@ -20,6 +20,8 @@ pub mod crd;
 mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcp;
+#[cfg(feature = "infisical")]
+pub mod infisical;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]
@@ -126,6 +128,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(azurekv::AzureKvHarness));
     #[cfg(feature = "onepassword")]
     all.push(Box::new(onepassword::OnePasswordHarness));
+    #[cfg(feature = "infisical")]
+    all.push(Box::new(infisical::InfisicalHarness));
     all
 }
 

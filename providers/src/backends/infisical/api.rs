@@ -64,6 +64,18 @@ pub struct Scope<'a> {
     pub expand: bool,
 }
 
+/// The secret a write addresses.
+pub struct Target<'a> {
+    /// The project's id (writes do not take the slug).
+    pub project_id: &'a str,
+    /// The environment slug.
+    pub environment: &'a str,
+    /// The folder.
+    pub path: &'a str,
+    /// The secret's name.
+    pub key: &'a str,
+}
+
 impl Api {
     /// A client of `host_api`, trusting `ca` (PEM) when given, otherwise the system roots.
     pub fn new(host_api: &str, ca: Option<&[u8]>) -> Result<Self> {
@@ -209,22 +221,19 @@ impl Api {
         Ok(secrets)
     }
 
-    /// Creates (`POST`), updates (`PATCH`) or deletes (`DELETE`) secret `key` of folder `path`
-    /// in project `project_id`; `value` for the first two.
+    /// Creates (`POST`), updates (`PATCH`) or deletes (`DELETE`) the secret at `target`;
+    /// `value` for the first two. A 404 is returned as a status, for the caller to judge.
     pub async fn write(
         &self,
         token: &str,
         method: Method,
-        project_id: &str,
-        environment: &str,
-        path: &str,
-        key: &str,
+        target: &Target<'_>,
         value: Option<&str>,
     ) -> Result<StatusCode> {
         let mut body = serde_json::json!({
-            "workspaceId": project_id,
-            "environment": environment,
-            "secretPath": path,
+            "workspaceId": target.project_id,
+            "environment": target.environment,
+            "secretPath": target.path,
             "type": "shared",
         });
         if let (Some(value), Some(object)) = (value, body.as_object_mut()) {
@@ -236,7 +245,7 @@ impl Api {
             Method::PATCH => "failed to update secret",
             _ => "failed to delete secret",
         };
-        let segments = ["v3", "secrets", "raw", key];
+        let segments = ["v3", "secrets", "raw", target.key];
         let (status, bytes) = self
             .send(method, &segments, &[], Some(token), Some(&body), action)
             .await?;

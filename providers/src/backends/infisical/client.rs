@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::value::RawValue;
 use tokio::sync::Mutex;
 
-use super::api::{Api, Scope, Secret};
+use super::api::{Api, Scope, Secret, Target};
 use super::auth::Login;
 use super::{document, error};
 use crate::client::{Capabilities, SecretsClient, ValidationResult};
@@ -156,10 +156,12 @@ impl InfisicalClient {
                 .write(
                     &token,
                     method.clone(),
-                    &project_id,
-                    &self.settings.environment,
-                    path,
-                    name,
+                    &Target {
+                        project_id: &project_id,
+                        environment: &self.settings.environment,
+                        path,
+                        key: name,
+                    },
                     value,
                 )
                 .await
