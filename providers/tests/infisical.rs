@@ -12,7 +12,7 @@ use external_secrets_providers::request::{Find, PushRemoteRef, PushRequest, Remo
 use external_secrets_providers::value::{SecretMap, SecretValue};
 use serde_json::json;
 use support::infisical::{
-    CLIENT_ID, ENVIRONMENT, UNIVERSAL, fake, folder, spec, try_client, universal_auth,
+    CLIENT_ID, ENVIRONMENT, UNIVERSAL, fake, folder, spec, spec_on, try_client, universal_auth,
 };
 
 fn text(value: SecretValue) -> String {
@@ -368,22 +368,22 @@ async fn pushes_set_and_delete_json_members_and_skip_unchanged_values() {
 
 #[tokio::test]
 async fn expiring_tokens_are_renewed_and_closed_clients_revoke_theirs() {
-    let path = folder();
-    fake().set_secret(ENVIRONMENT, &path, "k", "v");
-    fake().set_expires_in(30);
-    let client = try_client(&spec(&path, universal_auth(), json!({})), UNIVERSAL).await;
-    fake().set_expires_in(7200);
-    let client = client.unwrap();
-    let before = fake().logins();
+    // A fake of its own: its login count and token lifetime are this test's alone.
+    let own = support::infisical::start().await;
+    own.set_secret(ENVIRONMENT, "/", "k", "v");
+    own.set_expires_in(30);
+    let spec = spec_on(&own, "/", universal_auth(), json!({}));
+    let client = try_client(&spec, UNIVERSAL).await.unwrap();
+    own.set_expires_in(7200);
+    assert_eq!(own.logins(), 1);
     client.get_secret(&RemoteRef::new("k")).await.unwrap();
-    assert!(
-        fake().logins() > before,
+    assert_eq!(
+        own.logins(),
+        2,
         "a token within the renewal margin is renewed"
     );
-    let renewed = fake().logins();
     client.get_secret(&RemoteRef::new("k")).await.unwrap();
-    assert_eq!(fake().logins(), renewed, "a fresh token is reused");
-    let revoked = fake().revoked().len();
+    assert_eq!(own.logins(), 2, "a fresh token is reused");
     client.close().await.unwrap();
-    assert_eq!(fake().revoked().len(), revoked + 1);
+    assert_eq!(own.revoked(), vec!["fake-access-token-2".to_owned()]);
 }

@@ -39,13 +39,7 @@ pub fn fake() -> &'static InfisicalFake {
                 .build()
                 .expect("runtime for the Infisical fake");
             runtime.block_on(async move {
-                let fake = InfisicalFake::start(PROJECT, &[ENVIRONMENT, "prod"])
-                    .await
-                    .expect("starting the Infisical fake");
-                fake.accept_login(
-                    "universal-auth",
-                    json!({"clientId": CLIENT_ID, "clientSecret": CLIENT_SECRET}),
-                );
+                let fake = start().await;
                 sender.send(fake).expect("handing the fake over");
                 std::future::pending::<()>().await;
             });
@@ -54,9 +48,26 @@ pub fn fake() -> &'static InfisicalFake {
     })
 }
 
+/// A new fake with project [`PROJECT`] (environments `dev`, `prod`), accepting [`CLIENT_ID`].
+pub async fn start() -> InfisicalFake {
+    let fake = InfisicalFake::start(PROJECT, &[ENVIRONMENT, "prod"])
+        .await
+        .expect("starting the Infisical fake");
+    fake.accept_login(
+        "universal-auth",
+        json!({"clientId": CLIENT_ID, "clientSecret": CLIENT_SECRET}),
+    );
+    fake
+}
+
 /// A store spec on the fake over folder `path`; `auth` is `spec.auth`, `extra` is merged into
 /// `secretsScope`.
 pub fn spec(path: &str, auth: Value, scope: Value) -> InfisicalProvider {
+    spec_on(fake(), path, auth, scope)
+}
+
+/// [`spec`] on another fake.
+pub fn spec_on(server: &InfisicalFake, path: &str, auth: Value, scope: Value) -> InfisicalProvider {
     let mut secrets_scope = json!({
         "projectSlug": PROJECT, "environmentSlug": ENVIRONMENT, "secretsPath": path,
     });
@@ -64,12 +75,12 @@ pub fn spec(path: &str, auth: Value, scope: Value) -> InfisicalProvider {
         base.extend(extra.clone());
     }
     let mut spec: InfisicalProvider = serde_json::from_value(json!({
-        "hostAPI": format!("{}/api", fake().server.url),
+        "hostAPI": format!("{}/api", server.server.url),
         "auth": auth,
         "secretsScope": secrets_scope,
     }))
     .expect("a valid infisical spec");
-    spec.ca_bundle = Some(ByteString(fake().server.ca_pem.clone().into_bytes()));
+    spec.ca_bundle = Some(ByteString(server.server.ca_pem.clone().into_bytes()));
     spec
 }
 
