@@ -68,13 +68,9 @@ type Shared = Arc<Mutex<Data>>;
 /// An error answer, boxed to keep `Result`s small.
 type Refused = Box<Response>;
 
-/// What a write handler works on: the locked data, the body, environment and folder.
-type Write<'a> = (
-    MutexGuard<'a, Data>,
-    serde_json::Map<String, Value>,
-    String,
-    String,
-);
+/// What a write handler works on: the locked data, environment, folder and (for creates and
+/// updates) the new value.
+type Write<'a> = (MutexGuard<'a, Data>, String, String, Option<String>);
 
 /// A running fake Infisical and handles to seed and inspect it.
 pub struct InfisicalFake {
@@ -502,16 +498,21 @@ fn write_scope(
     Ok((environment.to_owned(), path.to_owned()))
 }
 
-/// Authorizes a write and parses its body.
+/// Authorizes a write and parses its body; `secretValue` is required when `with_value`.
 fn begin_write<'a>(
     data: &'a Shared,
     headers: &HeaderMap,
     body: &[u8],
+    with_value: bool,
 ) -> Result<Write<'a>, Refused> {
     let data = authorized(data, headers)?;
     let body = json_body(body)?;
     let (environment, path) = write_scope(&data, &body)?;
-    Ok((data, body, environment, path))
+    let value = match with_value {
+        true => Some(text(&body, "secretValue")?.to_owned()),
+        false => None,
+    };
+    Ok((data, environment, path, value))
 }
 
 async fn create(
@@ -520,14 +521,11 @@ async fn create(
     Path(name): Path<String>,
     body: Bytes,
 ) -> Response {
-    let (mut data, body, environment, path) = match begin_write(&data, &headers, &body) {
+    let (mut data, environment, path, value) = match begin_write(&data, &headers, &body, true) {
         Ok(begun) => begun,
         Err(refused) => return *refused,
     };
-    let value = match text(&body, "secretValue") {
-        Ok(value) => value.to_owned(),
-        Err(refused) => return *refused,
-    };
+    let value = value.unwrap_or_default();
     if data.find(&environment, &path, &name).is_some() {
         return error(
             StatusCode::BAD_REQUEST,
@@ -552,14 +550,11 @@ async fn update(
     Path(name): Path<String>,
     body: Bytes,
 ) -> Response {
-    let (mut data, body, environment, path) = match begin_write(&data, &headers, &body) {
+    let (mut data, environment, path, value) = match begin_write(&data, &headers, &body, true) {
         Ok(begun) => begun,
         Err(refused) => return *refused,
     };
-    let value = match text(&body, "secretValue") {
-        Ok(value) => value.to_owned(),
-        Err(refused) => return *refused,
-    };
+    let value = value.unwrap_or_default();
     let Some(secret) = data
         .secrets
         .iter_mut()
@@ -578,7 +573,7 @@ async fn delete(
     Path(name): Path<String>,
     body: Bytes,
 ) -> Response {
-    let (mut data, _, environment, path) = match begin_write(&data, &headers, &body) {
+    let (mut data, environment, path, _) = match begin_write(&data, &headers, &body, false) {
         Ok(begun) => begun,
         Err(refused) => return *refused,
     };

@@ -64,6 +64,25 @@ pub struct Scope<'a> {
     pub expand: bool,
 }
 
+impl Scope<'_> {
+    /// The query of a read of folder `path`: the scope, the flags, and one `extra` pair.
+    fn query(
+        &self,
+        path: &str,
+        imports: bool,
+        extra: (&'static str, &str),
+    ) -> Vec<(&'static str, String)> {
+        vec![
+            ("workspaceSlug", self.project.to_owned()),
+            ("environment", self.environment.to_owned()),
+            ("secretPath", path.to_owned()),
+            ("expandSecretReferences", self.expand.to_string()),
+            ("include_imports", imports.to_string()),
+            (extra.0, extra.1.to_owned()),
+        ]
+    }
+}
+
 /// The secret a write addresses.
 pub struct Target<'a> {
     /// The project's id (writes do not take the slug).
@@ -155,16 +174,8 @@ impl Api {
         struct One {
             secret: Secret,
         }
-        let expand = scope.expand.to_string();
-        let imports = imports.to_string();
-        let query = [
-            ("workspaceSlug", scope.project),
-            ("environment", scope.environment),
-            ("secretPath", path),
-            ("expandSecretReferences", expand.as_str()),
-            ("include_imports", imports.as_str()),
-            ("type", "shared"),
-        ];
+        let query = scope.query(path, imports, ("type", "shared"));
+        let query: Vec<(&str, &str)> = query.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let action = "failed to get secret";
         let segments = ["v3", "secrets", "raw", key];
         let (status, bytes) = self
@@ -187,17 +198,9 @@ impl Api {
         recursive: bool,
         imports: bool,
     ) -> Result<Vec<Secret>> {
-        let expand = scope.expand.to_string();
         let recursive = recursive.to_string();
-        let imports_flag = imports.to_string();
-        let query = [
-            ("workspaceSlug", scope.project),
-            ("environment", scope.environment),
-            ("secretPath", path),
-            ("expandSecretReferences", expand.as_str()),
-            ("include_imports", imports_flag.as_str()),
-            ("recursive", recursive.as_str()),
-        ];
+        let query = scope.query(path, imports, ("recursive", &recursive));
+        let query: Vec<(&str, &str)> = query.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let action = "failed to list secrets";
         let list: SecretList = self
             .json(
