@@ -20,7 +20,8 @@ pub mod backends;
     feature = "kubernetes",
     feature = "vault",
     feature = "webhook",
-    feature = "infisical"
+    feature = "infisical",
+    feature = "akeyless"
 ))]
 mod ca;
 pub mod cache;

@@ -3,6 +3,8 @@
 //! [`crate::client::SecretsClient`]); the registry's [`crate::registry::Backend::of`] is the only
 //! place that names it. `providers/README.md` has the recipe for adding one.
 
+#[cfg(feature = "akeyless")]
+pub mod akeyless;
 #[cfg(feature = "aws")]
 pub mod aws;
 #[cfg(feature = "azurekv")]

@@ -167,8 +167,14 @@ impl<'a> Backend<'a> {
             "infisical",
             crate::backends::infisical::Infisical
         );
+        served!(
+            found,
+            akeyless,
+            "akeyless",
+            "akeyless",
+            crate::backends::akeyless::Akeyless
+        );
         not_supported!(found,
-            akeyless => "akeyless",
             bitwardensecretsmanager => "bitwardensecretsmanager",
             ovh => "ovh",
             oracle => "oracle",

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+#[cfg(feature = "akeyless")]
+pub mod akeyless;
 #[cfg(feature = "aws")]
 pub mod aws;
 #[cfg(feature = "azurekv")]
@@ -130,6 +132,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(onepassword::OnePasswordHarness));
     #[cfg(feature = "infisical")]
     all.push(Box::new(infisical::InfisicalHarness));
+    #[cfg(feature = "akeyless")]
+    all.push(Box::new(akeyless::AkeylessHarness));
     all
 }
 
