@@ -16,7 +16,13 @@
 //!   without the secret text they quote.
 
 pub mod backends;
-#[cfg(any(feature = "kubernetes", feature = "vault", feature = "webhook"))]
+#[cfg(any(
+    feature = "kubernetes",
+    feature = "vault",
+    feature = "webhook",
+    feature = "infisical",
+    feature = "akeyless"
+))]
 mod ca;
 pub mod cache;
 pub mod client;

@@ -7,9 +7,11 @@
 //! run on [`server::FakeServer`] (HTTPS on 127.0.0.1 with a throwaway CA, and a log of the
 //! requests received). The provider tests and the e2e tests share these fakes.
 
+pub mod akeyless;
 pub mod azure_identity;
 pub mod azure_keyvault;
 pub mod azure_registry;
 pub mod google;
+pub mod infisical;
 pub mod onepassword;
 pub mod server;

@@ -3,6 +3,8 @@
 //! [`crate::client::SecretsClient`]); the registry's [`crate::registry::Backend::of`] is the only
 //! place that names it. `providers/README.md` has the recipe for adding one.
 
+#[cfg(feature = "akeyless")]
+pub mod akeyless;
 #[cfg(feature = "aws")]
 pub mod aws;
 #[cfg(feature = "azurekv")]
@@ -13,6 +15,8 @@ pub mod crd;
 pub mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcpsm;
+#[cfg(feature = "infisical")]
+pub mod infisical;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]

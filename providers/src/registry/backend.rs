@@ -160,8 +160,21 @@ impl<'a> Backend<'a> {
             "webhook",
             crate::backends::webhook::Webhook
         );
+        served!(
+            found,
+            infisical,
+            "infisical",
+            "infisical",
+            crate::backends::infisical::Infisical
+        );
+        served!(
+            found,
+            akeyless,
+            "akeyless",
+            "akeyless",
+            crate::backends::akeyless::Akeyless
+        );
         not_supported!(found,
-            akeyless => "akeyless",
             bitwardensecretsmanager => "bitwardensecretsmanager",
             ovh => "ovh",
             oracle => "oracle",
@@ -186,7 +199,6 @@ impl<'a> Backend<'a> {
             passworddepot => "passworddepot",
             passbolt => "passbolt",
             dvls => "dvls",
-            infisical => "infisical",
             beyondtrust => "beyondtrust",
             beyondtrustworkloadcredentials => "beyondtrustworkloadcredentials",
             cloudrusm => "cloudrusm",

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+#[cfg(feature = "akeyless")]
+pub mod akeyless;
 #[cfg(feature = "aws")]
 pub mod aws;
 #[cfg(feature = "azurekv")]
@@ -20,6 +22,8 @@ pub mod crd;
 mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcp;
+#[cfg(feature = "infisical")]
+pub mod infisical;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]
@@ -126,6 +130,10 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(azurekv::AzureKvHarness));
     #[cfg(feature = "onepassword")]
     all.push(Box::new(onepassword::OnePasswordHarness));
+    #[cfg(feature = "infisical")]
+    all.push(Box::new(infisical::InfisicalHarness));
+    #[cfg(feature = "akeyless")]
+    all.push(Box::new(akeyless::AkeylessHarness));
     all
 }
 
