@@ -41,7 +41,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "crd",
             feature = "gcpsm",
             feature = "azurekv",
-            feature = "onepassword"
+            feature = "onepassword",
+            feature = "doppler"
         ))
     );
 }

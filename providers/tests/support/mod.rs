@@ -16,6 +16,8 @@ pub mod azurekv;
 pub mod bao_process;
 #[cfg(feature = "crd")]
 pub mod crd;
+#[cfg(feature = "doppler")]
+pub mod doppler;
 #[cfg(feature = "fake")]
 mod fake;
 #[cfg(feature = "gcpsm")]
@@ -126,6 +128,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(azurekv::AzureKvHarness));
     #[cfg(feature = "onepassword")]
     all.push(Box::new(onepassword::OnePasswordHarness));
+    #[cfg(feature = "doppler")]
+    all.push(Box::new(doppler::DopplerHarness));
     all
 }
 
