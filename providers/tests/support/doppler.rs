@@ -19,35 +19,18 @@ use external_secrets_providers::SharedClient;
 use external_secrets_providers::credentials::MemorySecretSource;
 use external_secrets_providers::request::{PushRemoteRef, RemoteRef};
 
-use super::{Features, Harness, NAMESPACE, client_for, secret_store, unique_name};
+use super::{
+    Features, Harness, NAMESPACE, client_for, secret_store, start_fake, trust_fakes_ca, unique_name,
+};
 
 /// The process's fake Doppler API, started on first use.
 pub fn fake() -> &'static DopplerFake {
     static FAKE: OnceLock<DopplerFake> = OnceLock::new();
     FAKE.get_or_init(|| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime for the Doppler fake");
-            runtime.block_on(async move {
-                let fake = DopplerFake::start()
-                    .await
-                    .expect("starting the Doppler fake");
-                sender.send(fake).expect("handing the fake over");
-                std::future::pending::<()>().await;
-            });
-        });
-        let fake = receiver.recv().expect("the Doppler fake started");
-        let ca = std::env::temp_dir().join(format!("doppler-fake-ca-{}.pem", std::process::id()));
-        std::fs::write(&ca, &fake.server.ca_pem).expect("writing the fake's CA");
-        // SAFETY: set once, before the first Doppler client reads them; every fake of the
-        // process shares this CA, so another harness setting SSL_CERT_FILE names the same one.
-        unsafe {
-            std::env::set_var("SSL_CERT_FILE", &ca);
-            std::env::set_var("DOPPLER_BASE_URL", &fake.server.url);
-        }
+        let fake = start_fake("Doppler", DopplerFake::start);
+        trust_fakes_ca("doppler", &fake.server.ca_pem);
+        // SAFETY: set once, before the first Doppler client reads it (see `trust_fakes_ca`).
+        unsafe { std::env::set_var("DOPPLER_BASE_URL", &fake.server.url) };
         fake
     })
 }
