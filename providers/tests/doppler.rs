@@ -3,6 +3,8 @@
 //! API server's ServiceAccount token), what each request carries, the name transformer, the
 //! download format, find by path, push and delete, the ETag cache and its size setting.
 
+#![cfg(feature = "doppler")]
+
 mod support;
 
 use std::sync::Arc;
