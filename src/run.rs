@@ -233,6 +233,10 @@ pub fn build_context(client: kube::Client, metrics: Arc<Metrics>, args: &RunArgs
         ..ManagerSettings::default()
     };
     let clients = Arc::new(ClientManager::new(source, manager_settings));
+    let doppler_downloads = usize::try_from(args.doppler_etag_cache_size).unwrap_or(0);
+    clients.registry().configure(
+        external_secrets_providers::backends::doppler::EtagCache::with_capacity(doppler_downloads),
+    );
     let settings = Settings {
         controller_class: args.controller_class.clone(),
         store_requeue_interval: args.store_requeue_interval,

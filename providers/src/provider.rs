@@ -94,6 +94,12 @@ impl BackendStates {
             .unwrap_or_else(|_| Arc::new(State::default()))
     }
 
+    /// Replaces the registry's value of `State` (a backend's state configured at startup, such
+    /// as a cache size from the command line).
+    pub fn insert<State: BackendState>(&self, state: State) {
+        self.lock().insert(TypeId::of::<State>(), Arc::new(state));
+    }
+
     /// Forgets a deleted store in every backend's state.
     pub fn remove_store(&self, store: &StoreId) {
         let states: Vec<_> = self.lock().values().cloned().collect();
@@ -131,5 +137,17 @@ mod tests {
         let store = StoreId::secret_store("team", "store");
         states.remove_store(&store);
         assert_eq!(*first.0.lock().unwrap(), vec![store]);
+    }
+
+    #[test]
+    fn an_inserted_state_replaces_the_default_one() {
+        let states = BackendStates::default();
+        let default = states.get::<Counted>();
+        states.insert(Counted(Mutex::new(vec![StoreId::cluster_secret_store(
+            "seed",
+        )])));
+        let inserted = states.get::<Counted>();
+        assert!(!Arc::ptr_eq(&default, &inserted));
+        assert_eq!(inserted.0.lock().unwrap().len(), 1);
     }
 }

@@ -43,7 +43,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "azurekv",
             feature = "onepassword",
             feature = "infisical",
-            feature = "akeyless"
+            feature = "akeyless",
+            feature = "doppler"
         ))
     );
 }

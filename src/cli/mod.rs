@@ -131,6 +131,23 @@ mod tests {
     }
 
     #[test]
+    fn doppler_etag_cache_size_is_upstreams_and_takes_effect() {
+        let defaults = run_args(&["external-secrets", "run"]);
+        assert_eq!(defaults.doppler_etag_cache_size, 1 << 14);
+        assert!(defaults.compatibility.given().is_empty());
+        let off = run_args(&["external-secrets", "--doppler-etag-cache-size=-1"]);
+        assert_eq!(off.doppler_etag_cache_size, -1);
+        let oidc = run_args(&[
+            "external-secrets",
+            "--experimental-enable-doppler-oidc-cache",
+        ]);
+        assert_eq!(
+            oidc.compatibility.given(),
+            ["experimental-enable-doppler-oidc-cache"]
+        );
+    }
+
+    #[test]
     fn root_command_runs_the_controllers_with_upstream_deployment_args() {
         // The arguments upstream's Helm chart renders, plus compatibility-only flags.
         let args = run_args(&[

@@ -110,6 +110,11 @@ pub struct RunArgs {
     /// The right delimiter of templates.
     #[arg(long, default_value = "}}")]
     pub template_right_delimiter: String,
+    /// Maximum number of Doppler downloads kept with their ETag, so that an unchanged config
+    /// is answered `304 Not Modified` from memory (upstream's flag and default); 0 or less
+    /// turns the cache off.
+    #[arg(long, default_value_t = 16384, allow_negative_numbers = true)]
+    pub doppler_etag_cache_size: i64,
     /// Flags of upstream's caches, metrics server and providers that have no counterpart
     /// here. They are accepted so upstream manifests start unchanged, and have no effect:
     /// managed Secrets are always watched metadata-only and nothing caches other Secrets.
@@ -193,15 +198,13 @@ pub struct CompatibilityArgs {
     /// No effect: the Vault provider keeps no token cache.
     #[arg(long, hide = true)]
     pub experimental_vault_token_cache_size: Option<u64>,
-    /// No effect: the Doppler provider is not part of this build.
+    /// No effect: the client manager always keeps one Doppler client (and its OIDC-issued
+    /// token) per store version.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub experimental_enable_doppler_oidc_cache: Option<bool>,
-    /// No effect: the Doppler provider is not part of this build.
+    /// No effect: see `--experimental-enable-doppler-oidc-cache`.
     #[arg(long, hide = true)]
     pub experimental_doppler_oidc_cache_size: Option<u64>,
-    /// No effect: the Doppler provider is not part of this build.
-    #[arg(long, hide = true)]
-    pub doppler_etag_cache_size: Option<u64>,
     /// No effect: the Nebius provider is not part of this build.
     #[arg(long, hide = true)]
     pub mysterybox_tokens_cache_size: Option<u64>,
@@ -267,10 +270,6 @@ impl CompatibilityArgs {
             (
                 "experimental-doppler-oidc-cache-size",
                 self.experimental_doppler_oidc_cache_size.is_some(),
-            ),
-            (
-                "doppler-etag-cache-size",
-                self.doppler_etag_cache_size.is_some(),
             ),
             (
                 "mysterybox-tokens-cache-size",

@@ -11,6 +11,8 @@ pub mod aws;
 pub mod azurekv;
 #[cfg(feature = "crd")]
 pub mod crd;
+#[cfg(feature = "doppler")]
+pub mod doppler;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "gcpsm")]

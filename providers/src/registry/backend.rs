@@ -120,6 +120,13 @@ impl<'a> Backend<'a> {
         served!(found, fake, "fake", "fake", crate::backends::fake::Fake);
         served!(
             found,
+            doppler,
+            "doppler",
+            "doppler",
+            crate::backends::doppler::Doppler
+        );
+        served!(
+            found,
             gcpsm,
             "gcpsm",
             "gcpsm",
@@ -186,7 +193,6 @@ impl<'a> Backend<'a> {
             onepassword_sdk => "onepasswordSDK",
             senhasegura => "senhasegura",
             scaleway => "scaleway",
-            doppler => "doppler",
             previder => "previder",
             onboardbase => "onboardbase",
             keepersecurity => "keepersecurity",

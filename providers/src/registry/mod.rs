@@ -117,6 +117,12 @@ impl Registry {
             .await
     }
 
+    /// Sets what a backend keeps between clients before any client is built (startup
+    /// configuration of a backend, such as Doppler's download cache size).
+    pub fn configure<State: crate::provider::BackendState>(&self, state: State) {
+        self.states.insert(state);
+    }
+
     /// Forgets what backends kept for a deleted store.
     pub fn remove_store(&self, store: &StoreId) {
         self.states.remove_store(store);

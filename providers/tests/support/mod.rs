@@ -18,6 +18,8 @@ pub mod azurekv;
 pub mod bao_process;
 #[cfg(feature = "crd")]
 pub mod crd;
+#[cfg(feature = "doppler")]
+pub mod doppler;
 #[cfg(feature = "fake")]
 mod fake;
 #[cfg(feature = "gcpsm")]
@@ -134,6 +136,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(infisical::InfisicalHarness));
     #[cfg(feature = "akeyless")]
     all.push(Box::new(akeyless::AkeylessHarness));
+    #[cfg(feature = "doppler")]
+    all.push(Box::new(doppler::DopplerHarness));
     all
 }
 
@@ -170,6 +174,44 @@ pub async fn client_with_source(
         .client(&StoreRef::from(store), Some(NAMESPACE))
         .await
         .expect("client builds")
+}
+
+/// Starts a contract fake on a thread and runtime of its own, so that it outlives the runtime
+/// of the test that first needed it (each `#[tokio::test]` has its own).
+pub fn start_fake<Fake, Start, Started>(what: &'static str, start: Start) -> Fake
+where
+    Fake: Send + 'static,
+    Start: FnOnce() -> Started + Send + 'static,
+    Started: std::future::Future<Output = std::io::Result<Fake>>,
+{
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|error| panic!("runtime for the {what} fake: {error}"));
+        runtime.block_on(async move {
+            let fake = start()
+                .await
+                .unwrap_or_else(|error| panic!("starting the {what} fake: {error}"));
+            let _ = sender.send(fake);
+            std::future::pending::<()>().await;
+        });
+    });
+    receiver
+        .recv()
+        .unwrap_or_else(|_| panic!("the {what} fake did not start"))
+}
+
+/// Makes the system trust roots of this process include the contract fakes' CA `pem`, for
+/// backends without a CA field (as upstream's): writes it to a file `SSL_CERT_FILE` names.
+/// Every fake of a process shares that CA, so harnesses calling this name the same one.
+pub fn trust_fakes_ca(what: &str, pem: &str) {
+    let ca = std::env::temp_dir().join(format!("{what}-fake-ca-{}.pem", std::process::id()));
+    std::fs::write(&ca, pem).expect("writing the fakes' CA");
+    // SAFETY: called while a harness starts, before its backend's first client loads the
+    // trust roots; other tests of the process read no environment variable meanwhile.
+    unsafe { std::env::set_var("SSL_CERT_FILE", &ca) };
 }
 
 /// A store name no other test uses.

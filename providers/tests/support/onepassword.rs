@@ -20,7 +20,9 @@ use external_secrets_providers::SharedClient;
 use external_secrets_providers::credentials::MemorySecretSource;
 use external_secrets_providers::request::{PushRemoteRef, RemoteRef};
 
-use super::{Features, Harness, NAMESPACE, client_for, secret_store, unique_name};
+use super::{
+    Features, Harness, NAMESPACE, client_for, secret_store, start_fake, trust_fakes_ca, unique_name,
+};
 
 /// The connect token the fake accepts.
 pub const TOKEN: &str = "connect-token-for-tests";
@@ -29,27 +31,8 @@ pub const TOKEN: &str = "connect-token-for-tests";
 pub fn fake() -> &'static OnePasswordFake {
     static FAKE: OnceLock<OnePasswordFake> = OnceLock::new();
     FAKE.get_or_init(|| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime for the 1Password fake");
-            runtime.block_on(async move {
-                let fake = OnePasswordFake::start(TOKEN, &[])
-                    .await
-                    .expect("starting the 1Password fake");
-                sender.send(fake).expect("handing the fake over");
-                std::future::pending::<()>().await;
-            });
-        });
-        let fake = receiver.recv().expect("the 1Password fake started");
-        let ca =
-            std::env::temp_dir().join(format!("onepassword-fake-ca-{}.pem", std::process::id()));
-        std::fs::write(&ca, &fake.server.ca_pem).expect("writing the fake's CA");
-        // SAFETY: set once, before the first 1Password client loads the trust roots; other
-        // tests of the process read no environment variable while a harness starts.
-        unsafe { std::env::set_var("SSL_CERT_FILE", &ca) };
+        let fake = start_fake("1Password", || OnePasswordFake::start(TOKEN, &[]));
+        trust_fakes_ca("onepassword", &fake.server.ca_pem);
         fake
     })
 }
