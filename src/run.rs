@@ -213,7 +213,7 @@ async fn supervise(
 }
 
 /// Waits for the metrics and probe server to stop.
-async fn finish_server(server: JoinHandle<std::io::Result<()>>) -> anyhow::Result<()> {
+async fn finish_server(server: JoinHandle<anyhow::Result<()>>) -> anyhow::Result<()> {
     server
         .await
         .context("metrics server task")?

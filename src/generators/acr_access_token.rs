@@ -6,7 +6,6 @@
 
 use async_trait::async_trait;
 use external_secrets_crds::generators::{AcrAccessToken, AcrAccessTokenSpec};
-use external_secrets_crds::v1::GeneratorRefKind;
 use external_secrets_providers::backends::azurekv::{Endpoints, generate_acr_access_token};
 use external_secrets_providers::credentials::CredentialResolver;
 
@@ -19,8 +18,6 @@ pub struct AcrAccessTokenGenerator;
 impl Generator for AcrAccessTokenGenerator {
     type Object = AcrAccessToken;
     type Spec = AcrAccessTokenSpec;
-    type State = ();
-    const KIND: GeneratorRefKind = GeneratorRefKind::AcrAccessToken;
     const CLUSTER_FIELD: &'static str = "acrAccessTokenSpec";
 
     /// Requests a registry token as `spec` says, reading the Secrets and ServiceAccount its
@@ -29,7 +26,7 @@ impl Generator for AcrAccessTokenGenerator {
         &self,
         spec: AcrAccessTokenSpec,
         credentials: CredentialResolver,
-    ) -> Result<(Generated, ()), Error> {
+    ) -> Result<Generated, Error> {
         provided(generate_acr_access_token(&spec, credentials, Endpoints::default()).await)
     }
 }
