@@ -97,23 +97,35 @@ async fn secret_store_conditions_events_and_revalidation() -> anyhow::Result<()>
         json!({"volcengine": {"region": "cn-beijing"}}),
     ))
     .await?;
+    // Upstream's condition messages are fixed (`errUnableCreateClient`,
+    // `errUnableValidateStore` in pkg/controllers/secretstore/common.go); the error is in the
+    // Warning event (checked below).
     let (_, ready) = wait_ready(&api, "volcengine", "False", &controller).await?;
-    assert_eq!(ready[1], "InvalidProviderConfig");
-    assert!(
-        ready[2].starts_with("unable to create client: ")
-            && ready[2].contains("\"volcengine\" is not supported by this build"),
-        "message: {}",
-        ready[2]
+    assert_eq!(
+        ready,
+        ["False", "InvalidProviderConfig", "unable to create client"].map(String::from)
     );
 
     // The provider's own validation fails.
     create(store("failing", &class, fake_provider(2))).await?;
     let (_, ready) = wait_ready(&api, "failing", "False", &controller).await?;
-    assert_eq!(ready[1], "InvalidProviderConfig");
-    assert!(
-        ready[2].starts_with("unable to validate store: "),
-        "message: {}",
-        ready[2]
+    assert_eq!(
+        ready,
+        ["False", "InvalidProviderConfig", "unable to validate store"].map(String::from)
+    );
+
+    // The provider cannot tell (upstream's fake returns Unknown with "unable to validate"):
+    // Ready=True ValidationUnknown, as upstream's `validateStore`.
+    create(store("unsure", &class, fake_provider(1))).await?;
+    let (_, ready) = wait_ready(&api, "unsure", "True", &controller).await?;
+    assert_eq!(
+        ready,
+        [
+            "True",
+            "ValidationUnknown",
+            "could not determine validation status"
+        ]
+        .map(String::from)
     );
 
     // Fixing the spec is picked up at once, not at the next refresh.
@@ -130,7 +142,7 @@ async fn secret_store_conditions_events_and_revalidation() -> anyhow::Result<()>
     let events: Api<Event> = Api::namespaced(cluster.client.clone(), &namespace.name);
     let reasons = eventually(WAIT, "store events", || async {
         let list = events.list(&ListParams::default()).await?;
-        let mut found: Vec<(String, String, String)> = list
+        let mut found: Vec<(String, String, String, String)> = list
             .items
             .into_iter()
             .map(|event| {
@@ -138,21 +150,40 @@ async fn secret_store_conditions_events_and_revalidation() -> anyhow::Result<()>
                     event.regarding.and_then(|r| r.name).unwrap_or_default(),
                     event.reason.unwrap_or_default(),
                     event.type_.unwrap_or_default(),
+                    event.note.unwrap_or_default(),
                 )
             })
             .collect();
         found.sort();
         found.dedup();
+        // (store, reason, type, text the note contains): the errors are in the events.
         let wanted = [
-            ("volcengine", "InvalidProviderConfig", "Warning"),
-            ("failing", "InvalidProviderConfig", "Warning"),
-            ("failing", "Valid", "Normal"),
-            ("good", "Valid", "Normal"),
+            (
+                "volcengine",
+                "InvalidProviderConfig",
+                "Warning",
+                "\"volcengine\" is not supported by this build",
+            ),
+            (
+                "failing",
+                "InvalidProviderConfig",
+                "Warning",
+                "unable to validate",
+            ),
+            ("failing", "Valid", "Normal", "store validated"),
+            ("good", "Valid", "Normal", "store validated"),
+            (
+                "unsure",
+                "ValidationUnknown",
+                "Warning",
+                "unable to validate",
+            ),
         ];
-        let all = wanted.iter().all(|(name, reason, kind)| {
-            found
-                .iter()
-                .any(|f| (f.0.as_str(), f.1.as_str(), f.2.as_str()) == (*name, *reason, *kind))
+        let all = wanted.iter().all(|(name, reason, kind, note)| {
+            found.iter().any(|f| {
+                (f.0.as_str(), f.1.as_str(), f.2.as_str()) == (*name, *reason, *kind)
+                    && f.3.contains(note)
+            })
         });
         Ok(all.then_some(found))
     })
