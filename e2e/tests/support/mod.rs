@@ -127,9 +127,31 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// A namespace holding the `fake` SecretStore `store`, and a controller of its own class
-    /// run with `args`.
+    /// A namespace holding the `fake` SecretStore `store`, validated (Ready), and a controller
+    /// of its own class run with `args`.
     pub async fn start(prefix: &str, args: &[&str]) -> anyhow::Result<Self> {
+        let setup = Self::start_unvalidated(prefix, args).await?;
+        // The flood gate refuses a store until it is validated (as upstream's): tests that
+        // expect a particular failure must not see "not ready" first.
+        let stores = setup.api::<SecretStore>();
+        eventually(WAIT, "SecretStore store Ready", || async {
+            let store = stores.get("store").await?;
+            let ready = store.status.as_ref().is_some_and(|status| {
+                status
+                    .conditions
+                    .iter()
+                    .any(|c| c.r#type == "Ready" && c.status == "True")
+            });
+            Ok(ready.then_some(()))
+        })
+        .await
+        .map_err(|error| error.context(setup.controller.log()))?;
+        Ok(setup)
+    }
+
+    /// As [`Setup::start`] without waiting for the store: for a controller that does not
+    /// watch the setup namespace.
+    pub async fn start_unvalidated(prefix: &str, args: &[&str]) -> anyhow::Result<Self> {
         let cluster = TestCluster::connect().await?;
         install_crds(&cluster.client).await?;
         let namespace = TestNamespace::create(&cluster, prefix).await?;
