@@ -16,6 +16,14 @@ use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(60);
 
+/// Upstream's Ready condition for a store whose provider cannot tell (`validateStore`:
+/// `ReasonValidationUnknown`, `errValidationUnknownMsg`).
+const VALIDATION_UNKNOWN: [&str; 3] = [
+    "True",
+    "ValidationUnknown",
+    "could not determine validation status",
+];
+
 fn fake_provider(validation_result: i64) -> Value {
     json!({"fake": {
         "data": [{"key": "/db/password", "value": "not-logged"}],
@@ -118,15 +126,7 @@ async fn secret_store_conditions_events_and_revalidation() -> anyhow::Result<()>
     // Ready=True ValidationUnknown, as upstream's `validateStore`.
     create(store("unsure", &class, fake_provider(1))).await?;
     let (_, ready) = wait_ready(&api, "unsure", "True", &controller).await?;
-    assert_eq!(
-        ready,
-        [
-            "True",
-            "ValidationUnknown",
-            "could not determine validation status"
-        ]
-        .map(String::from)
-    );
+    assert_eq!(ready, VALIDATION_UNKNOWN.map(String::from));
 
     // Fixing the spec is picked up at once, not at the next refresh.
     api.patch(
@@ -279,15 +279,7 @@ async fn cluster_secret_store_becomes_ready() -> anyhow::Result<()> {
     let deleted = api.delete(&name, &DeleteParams::default()).await;
     let ready = result.map_err(|error| error.context(controller.log()))?;
     deleted?;
-    assert_eq!(
-        ready,
-        [
-            "True",
-            "ValidationUnknown",
-            "could not determine validation status"
-        ]
-        .map(String::from)
-    );
+    assert_eq!(ready, VALIDATION_UNKNOWN.map(String::from));
     let status = controller.stop().await?;
     assert!(status.success(), "controller exited with {status}");
     Ok(())

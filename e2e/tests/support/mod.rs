@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+    wait_store_ready,
 };
 use external_secrets_crds::v1::{ExternalSecret, ExternalSecretConditionType, SecretStore};
 use kube::Client;
@@ -133,19 +134,9 @@ impl Setup {
         let setup = Self::start_unvalidated(prefix, args).await?;
         // The flood gate refuses a store until it is validated (as upstream's): tests that
         // expect a particular failure must not see "not ready" first.
-        let stores = setup.api::<SecretStore>();
-        eventually(WAIT, "SecretStore store Ready", || async {
-            let store = stores.get("store").await?;
-            let ready = store.status.as_ref().is_some_and(|status| {
-                status
-                    .conditions
-                    .iter()
-                    .any(|c| c.r#type == "Ready" && c.status == "True")
-            });
-            Ok(ready.then_some(()))
-        })
-        .await
-        .map_err(|error| error.context(setup.controller.log()))?;
+        wait_store_ready(&setup.api(), "store", WAIT)
+            .await
+            .map_err(|error| error.context(setup.controller.log()))?;
         Ok(setup)
     }
 
