@@ -26,8 +26,8 @@ pub struct Settings {
     pub store_requeue_interval: Duration,
     /// Watch only this namespace's namespaced objects (`--namespace`).
     pub namespace: Option<String>,
-    /// Sync ExternalSecrets only from stores that are Ready or not validated yet
-    /// (`--enable-flood-gate`).
+    /// Sync ExternalSecrets only from stores whose Ready condition is True; a store not
+    /// validated yet is refused too, as upstream (`--enable-flood-gate`).
     pub flood_gate: bool,
     /// Identical provider reads starting within this window share one call
     /// (`--provider-read-dedup-window`).

@@ -103,7 +103,9 @@ pub async fn render(
         clients: &clients,
         metrics: &metrics,
         namespaces: &namespaces,
-        flood_gate: true,
+        // Stores in a file carry no status (no store controller validated them): the flood
+        // gate, which refuses stores without a True Ready condition, cannot apply offline.
+        flood_gate: false,
         shared: &shared,
         generators: &generators,
     };

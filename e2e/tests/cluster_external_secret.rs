@@ -138,6 +138,37 @@ async fn copies_follow_namespace_selection_and_are_removed_with_it() -> anyhow::
             .sum();
         assert_eq!(calls, 2.0, "{metrics}");
 
+        // Upstream's mutateFunc replaces the copies' metadata: the force-sync annotation is
+        // propagated and, like a label dropped from externalSecretMetadata, pruned
+        // (clusterexternalsecret_controller_test.go "Should propagate the force-sync
+        // annotation" / "Should prune the force-sync annotation").
+        let copies: Api<ExternalSecret> = Api::namespaced(cluster.client.clone(), &first.name);
+        let force_sync = "external-secrets.io/force-sync";
+        let annotate = json!({"metadata": {"annotations": {force_sync: "1"}}});
+        ces_api
+            .patch(&ces_name, &PatchParams::default(), &Patch::Merge(annotate))
+            .await?;
+        eventually(WAIT, "force-sync propagated", || async {
+            let copy = copies.get("copy").await?;
+            Ok(copy.annotations().contains_key(force_sync).then_some(()))
+        })
+        .await?;
+        let prune = json!({
+            "metadata": {"annotations": {force_sync: null}},
+            "spec": {"externalSecretMetadata": {"labels": {"made-by": null, "kept": "yes"}}},
+        });
+        ces_api
+            .patch(&ces_name, &PatchParams::default(), &Patch::Merge(prune))
+            .await?;
+        eventually(WAIT, "force-sync and dropped label pruned", || async {
+            let copy = copies.get("copy").await?;
+            let pruned = !copy.annotations().contains_key(force_sync)
+                && !copy.labels().contains_key("made-by")
+                && copy.labels().get("kept").map(String::as_str) == Some("yes");
+            Ok(pruned.then_some(()))
+        })
+        .await?;
+
         // Selecting the namespace with the foreign ExternalSecret: reported, left alone.
         select(unselected.name.clone(), true).await?;
         let ces = eventually(WAIT, "foreign copy reported", || async {

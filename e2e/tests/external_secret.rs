@@ -16,6 +16,7 @@ use e2e::harness::{
 };
 use external_secrets_crds::v1::{ClusterSecretStore, ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use k8s_openapi::api::events::v1::Event;
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
@@ -333,7 +334,9 @@ async fn merge_and_orphan_policies() -> anyhow::Result<()> {
     let external_secrets: Api<ExternalSecret> = setup.api();
     let secrets: Api<Secret> = setup.api();
 
-    // Merge into a Secret that does not exist yet: SecretMissing, nothing created.
+    // Merge into a Secret that does not exist yet: nothing created; upstream's
+    // markAsDone(SecretMissing) (externalsecret_controller.go; "mergeWithSecretErr" in
+    // externalsecret_controller_test.go expects Ready=True): refreshTime set, no Warning event.
     let merge = json!({"target": {"name": "shared", "creationPolicy": "Merge"}});
     external_secrets
         .create(
@@ -341,15 +344,42 @@ async fn merge_and_orphan_policies() -> anyhow::Result<()> {
             &external_secret("merge", "store", merge)?,
         )
         .await?;
-    let (_, ready) = wait_reason(
+    let (missing, ready) = wait_reason(
         &external_secrets,
         "merge",
         "SecretMissing",
         &setup.controller,
     )
     .await?;
-    assert_eq!(ready[0], "False");
+    assert_eq!(
+        ready,
+        [
+            "True",
+            "SecretMissing",
+            "secret will not be created due to CreationPolicy=Merge"
+        ]
+        .map(String::from)
+    );
+    let status = missing.status.unwrap_or_default();
+    assert!(status.refresh_time.is_some(), "refreshTime is set");
+    assert!(status.synced_resource_version.is_some());
     assert!(is_not_found(&secrets.get("shared").await.unwrap_err()));
+    // Events are published before the status is written: none may warn about the missing
+    // target (a Warning from the flood gate before the store was validated may precede it).
+    let events: Api<Event> = setup.api();
+    let warnings: Vec<String> = events
+        .list(&Default::default())
+        .await?
+        .items
+        .into_iter()
+        .filter(|event| {
+            event.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("merge")
+                && event.type_.as_deref() == Some("Warning")
+        })
+        .filter_map(|event| event.note)
+        .filter(|note| note.contains("CreationPolicy=Merge"))
+        .collect();
+    assert!(warnings.is_empty(), "Warning events: {warnings:?}");
 
     // Once someone creates it, our keys are merged in and theirs kept, with no owner set.
     let theirs: Secret = serde_json::from_value(json!({
@@ -526,7 +556,7 @@ async fn store_access_rules() -> anyhow::Result<()> {
 async fn namespace_flag_scopes_the_controller() -> anyhow::Result<()> {
     let cluster = TestCluster::connect().await?;
     let watched = TestNamespace::create(&cluster, "es-scoped").await?;
-    let setup = Setup::start("es-unscoped", &["--namespace", &watched.name]).await?;
+    let setup = Setup::start_unvalidated("es-unscoped", &["--namespace", &watched.name]).await?;
     let stores: Api<SecretStore> = Api::namespaced(setup.client(), &watched.name);
     stores
         .create(
@@ -622,18 +652,17 @@ async fn template_from_config_maps_and_secrets() -> anyhow::Result<()> {
     )?;
     es_api.create(&PostParams::default(), &es).await?;
 
-    // The Secret holding the label template does not exist yet: a retried failure.
-    let (_, ready) = wait_reason(
-        &es_api,
-        "from-templates",
-        "SecretSyncedError",
-        &setup.controller,
-    )
-    .await?;
-    assert!(
-        ready[2].contains("templateFrom[1].secret: secret \"label-templates\" not found"),
-        "{ready:?}"
-    );
+    // The Secret holding the label template does not exist yet: a retried failure (once the
+    // store is Ready: the flood gate refuses it before its first validation).
+    let missing = "templateFrom[1].secret: secret \"label-templates\" not found";
+    let ready = eventually(WAIT, "the missing template Secret reported", || async {
+        let es = es_api.get("from-templates").await?;
+        Ok(support::ready_of(&es)
+            .filter(|ready| ready[1] == "SecretSyncedError" && ready[2].contains(missing)))
+    })
+    .await
+    .map_err(|error| error.context(setup.controller.log()))?;
+    assert_eq!(ready[0], "False");
     let labels: Secret = serde_json::from_value(json!({
         "metadata": {"name": "label-templates"},
         "stringData": {"team": "owner: {{ .user }}"},

@@ -3,6 +3,7 @@
 
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+    wait_store_ready,
 };
 use external_secrets_crds::v1::SecretStore;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -38,17 +39,7 @@ async fn create_ready_store(api: &Api<SecretStore>, name: &str, class: &str) -> 
         "spec": {"controller": class, "provider": {"fake": {"data": []}}},
     }))?;
     api.create(&PostParams::default(), &store).await?;
-    eventually(WAIT, &format!("store {name} Ready"), || async {
-        let store = api.get(name).await?;
-        let ready = store.status.is_some_and(|status| {
-            status
-                .conditions
-                .iter()
-                .any(|c| c.r#type == "Ready" && c.status == "True")
-        });
-        Ok(ready.then_some(()))
-    })
-    .await
+    wait_store_ready(api, name, WAIT).await
 }
 
 #[tokio::test]

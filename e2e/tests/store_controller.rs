@@ -16,6 +16,14 @@ use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(60);
 
+/// Upstream's Ready condition for a store whose provider cannot tell (`validateStore`:
+/// `ReasonValidationUnknown`, `errValidationUnknownMsg`).
+const VALIDATION_UNKNOWN: [&str; 3] = [
+    "True",
+    "ValidationUnknown",
+    "could not determine validation status",
+];
+
 fn fake_provider(validation_result: i64) -> Value {
     json!({"fake": {
         "data": [{"key": "/db/password", "value": "not-logged"}],
@@ -97,24 +105,28 @@ async fn secret_store_conditions_events_and_revalidation() -> anyhow::Result<()>
         json!({"volcengine": {"region": "cn-beijing"}}),
     ))
     .await?;
+    // Upstream's condition messages are fixed (`errUnableCreateClient`,
+    // `errUnableValidateStore` in pkg/controllers/secretstore/common.go); the error is in the
+    // Warning event (checked below).
     let (_, ready) = wait_ready(&api, "volcengine", "False", &controller).await?;
-    assert_eq!(ready[1], "InvalidProviderConfig");
-    assert!(
-        ready[2].starts_with("unable to create client: ")
-            && ready[2].contains("\"volcengine\" is not supported by this build"),
-        "message: {}",
-        ready[2]
+    assert_eq!(
+        ready,
+        ["False", "InvalidProviderConfig", "unable to create client"].map(String::from)
     );
 
     // The provider's own validation fails.
     create(store("failing", &class, fake_provider(2))).await?;
     let (_, ready) = wait_ready(&api, "failing", "False", &controller).await?;
-    assert_eq!(ready[1], "InvalidProviderConfig");
-    assert!(
-        ready[2].starts_with("unable to validate store: "),
-        "message: {}",
-        ready[2]
+    assert_eq!(
+        ready,
+        ["False", "InvalidProviderConfig", "unable to validate store"].map(String::from)
     );
+
+    // The provider cannot tell (upstream's fake returns Unknown with "unable to validate"):
+    // Ready=True ValidationUnknown, as upstream's `validateStore`.
+    create(store("unsure", &class, fake_provider(1))).await?;
+    let (_, ready) = wait_ready(&api, "unsure", "True", &controller).await?;
+    assert_eq!(ready, VALIDATION_UNKNOWN.map(String::from));
 
     // Fixing the spec is picked up at once, not at the next refresh.
     api.patch(
@@ -130,7 +142,7 @@ async fn secret_store_conditions_events_and_revalidation() -> anyhow::Result<()>
     let events: Api<Event> = Api::namespaced(cluster.client.clone(), &namespace.name);
     let reasons = eventually(WAIT, "store events", || async {
         let list = events.list(&ListParams::default()).await?;
-        let mut found: Vec<(String, String, String)> = list
+        let mut found: Vec<(String, String, String, String)> = list
             .items
             .into_iter()
             .map(|event| {
@@ -138,21 +150,47 @@ async fn secret_store_conditions_events_and_revalidation() -> anyhow::Result<()>
                     event.regarding.and_then(|r| r.name).unwrap_or_default(),
                     event.reason.unwrap_or_default(),
                     event.type_.unwrap_or_default(),
+                    event.note.unwrap_or_default(),
                 )
             })
             .collect();
         found.sort();
         found.dedup();
+        // (store, reason, type, text the note contains): the errors are in the events.
         let wanted = [
-            ("volcengine", "InvalidProviderConfig", "Warning"),
-            ("failing", "InvalidProviderConfig", "Warning"),
-            ("failing", "Valid", "Normal"),
-            ("good", "Valid", "Normal"),
+            (
+                "volcengine",
+                "InvalidProviderConfig",
+                "Warning",
+                "\"volcengine\" is not supported by this build",
+            ),
+            (
+                "failing",
+                "InvalidProviderConfig",
+                "Warning",
+                "unable to validate",
+            ),
+            ("failing", "Valid", "Normal", "store validated"),
+            ("good", "Valid", "Normal", "store validated"),
+            (
+                "unsure",
+                "ValidationUnknown",
+                "Warning",
+                "unable to validate",
+            ),
+            // Upstream registers the fake provider NotMaintained (fake.go).
+            (
+                "good",
+                "StoreUnmaintained",
+                "Warning",
+                "store isn't currently maintained. Please plan and prepare accordingly.",
+            ),
         ];
-        let all = wanted.iter().all(|(name, reason, kind)| {
-            found
-                .iter()
-                .any(|f| (f.0.as_str(), f.1.as_str(), f.2.as_str()) == (*name, *reason, *kind))
+        let all = wanted.iter().all(|(name, reason, kind, note)| {
+            found.iter().any(|f| {
+                (f.0.as_str(), f.1.as_str(), f.2.as_str()) == (*name, *reason, *kind)
+                    && f.3.contains(note)
+            })
         });
         Ok(all.then_some(found))
     })
@@ -230,7 +268,9 @@ async fn cluster_secret_store_becomes_ready() -> anyhow::Result<()> {
     let created: ClusterSecretStore = serde_json::from_value(manifest)?;
     api.create(&PostParams::default(), &created).await?;
 
-    // validationResult 1 is upstream's "Unknown": usable, so Ready.
+    // validationResult 1 is upstream's "Unknown" (its fake returns it with an error):
+    // usable, so Ready, with upstream's ValidationUnknown reason (validateStore in
+    // pkg/controllers/secretstore/common.go).
     let result = eventually(WAIT, "cluster store Ready", || async {
         let store = api.get(&name).await?;
         Ok(ready_of(store.status.as_ref()).filter(|ready| ready[0] == "True"))
@@ -239,10 +279,7 @@ async fn cluster_secret_store_becomes_ready() -> anyhow::Result<()> {
     let deleted = api.delete(&name, &DeleteParams::default()).await;
     let ready = result.map_err(|error| error.context(controller.log()))?;
     deleted?;
-    assert_eq!(
-        ready,
-        ["True", "Valid", "store validated"].map(String::from)
-    );
+    assert_eq!(ready, VALIDATION_UNKNOWN.map(String::from));
     let status = controller.stop().await?;
     assert!(status.success(), "controller exited with {status}");
     Ok(())

@@ -55,23 +55,27 @@ impl fmt::Display for Capabilities {
 }
 
 /// The outcome of [`SecretsClient::validate`] when it did not fail: upstream's
-/// `ValidationResultReady` and `ValidationResultUnknown`. Upstream's `ValidationResultError` is
-/// the `Err` side of the result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `ValidationResultReady` and `ValidationResultUnknown` (with or without an error).
+/// Upstream's `ValidationResultError` is the `Err` side of the result.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ValidationResult {
     /// The client is configured correctly and can be used.
     Ready,
-    /// The client can be used but could not be validated (information is missing); the store
-    /// controller reports it without failing the store.
+    /// The client can be used but cannot be validated (information is missing, e.g. referent
+    /// auth); upstream's `ValidationResultUnknown` without an error counts as valid.
     Unknown,
+    /// The validation itself failed, so the client's state is unknown (upstream's
+    /// `ValidationResultUnknown` returned with an error): the store stays Ready with reason
+    /// `ValidationUnknown` and a Warning event carrying this secret-free message.
+    Undetermined(String),
 }
 
 impl ValidationResult {
     /// Upstream's name for the result.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &'static str {
         match self {
             ValidationResult::Ready => "Ready",
-            ValidationResult::Unknown => "Unknown",
+            ValidationResult::Unknown | ValidationResult::Undetermined(_) => "Unknown",
         }
     }
 }

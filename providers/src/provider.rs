@@ -44,6 +44,12 @@ pub trait Provider: Copy + Send + Sync + 'static {
         true
     }
 
+    /// Whether upstream marks this provider maintained (its `MaintenanceStatus`): stores of an
+    /// unmaintained one get upstream's warnings (store controller event, admission warning).
+    fn maintained(&self) -> bool {
+        true
+    }
+
     /// Static checks of the configuration, with upstream's `ValidateStore` messages: run by the
     /// admission webhook and before every client is built.
     fn validate_store(&self, spec: &Self::Spec, store: &StoreId) -> Result<()>;

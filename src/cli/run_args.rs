@@ -43,7 +43,8 @@ pub struct RunArgs {
     /// Enable the ClusterPushSecret reconciler.
     #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_cluster_push_secret_reconciler: bool,
-    /// Sync ExternalSecrets only while their stores are Ready (or not validated yet).
+    /// Sync ExternalSecrets only while their stores are Ready (a store not validated yet is
+    /// refused, as upstream).
     #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_flood_gate: bool,
     /// Enable leader election, so only one of several replicas reconciles.

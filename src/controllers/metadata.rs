@@ -1,8 +1,9 @@
 //! Comparing the metadata we apply with what an object already has, so controllers write
-//! only when something of ours is missing or different; and the version of an object's
-//! spec and metadata a sync was made from.
+//! only when something of ours is missing, different or no longer wanted (what a field manager
+//! applied before is read from managedFields); and the version of an object's spec and
+//! metadata a sync was made from.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -25,6 +26,57 @@ pub fn includes(existing: &ObjectMeta, desired: &ObjectMeta) -> bool {
     contains(&existing.labels, &desired.labels)
         && contains(&existing.annotations, &desired.annotations)
         && owners
+}
+
+/// The entries under `path` of `meta`'s managedFields (e.g. `["f:metadata", "f:labels"]`)
+/// that `manager` owns by server-side apply: map keys (`f:key`) and set values (`v:"value"`,
+/// as finalizers are listed). Fields of `Update` operations are left out: an apply never
+/// removes them.
+pub fn applied_keys(meta: &ObjectMeta, manager: &str, path: &[&str]) -> BTreeSet<String> {
+    meta.managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| {
+            entry.manager.as_deref() == Some(manager) && entry.operation.as_deref() == Some("Apply")
+        })
+        .filter_map(|entry| {
+            let fields = entry.fields_v1.as_ref()?;
+            path.iter()
+                .try_fold(&fields.0, |value, step| value.get(step))?
+                .as_object()
+        })
+        .flat_map(|fields| fields.keys())
+        .filter_map(|field| match field.split_once(':') {
+            Some(("f", key)) => Some(key.to_owned()),
+            Some(("v", value)) => serde_json::from_str::<String>(value).ok(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether `existing` holds exactly the labels, annotations and finalizers `manager` applies
+/// as `desired`: each desired entry present (see [`includes`]), and no entry `manager` applied
+/// before and no longer sends (the next apply removes it, as upstream removes labels and
+/// annotations dropped from a template or from `externalSecretMetadata`). Entries of other
+/// managers do not matter.
+pub fn owns_exactly(existing: &ObjectMeta, desired: &ObjectMeta, manager: &str) -> bool {
+    let stale = |path: &[&str], wanted: Option<&BTreeMap<String, String>>| {
+        applied_keys(existing, manager, path)
+            .iter()
+            .any(|key| !wanted.is_some_and(|wanted| wanted.contains_key(key)))
+    };
+    let finalizers = desired.finalizers.as_deref().unwrap_or_default();
+    let have_finalizers = existing.finalizers.as_deref().unwrap_or_default();
+    includes(existing, desired)
+        && finalizers.iter().all(|f| have_finalizers.contains(f))
+        && !stale(&["f:metadata", "f:labels"], desired.labels.as_ref())
+        && !stale(
+            &["f:metadata", "f:annotations"],
+            desired.annotations.as_ref(),
+        )
+        && applied_keys(existing, manager, &["f:metadata", "f:finalizers"])
+            .iter()
+            .all(|owned| finalizers.contains(owned))
 }
 
 /// Upstream's `syncedResourceVersion`: the generation plus a hash of labels and annotations,
@@ -71,5 +123,78 @@ mod tests {
         assert!(!includes(&meta(&[("a", "2")], Some("u")), &desired));
         assert!(!includes(&meta(&[("a", "1")], None), &desired));
         assert!(!includes(&meta(&[("a", "1")], Some("other")), &desired));
+    }
+
+    fn applied(manager: &str, operation: &str, fields: serde_json::Value) -> ObjectMeta {
+        serde_json::from_value(serde_json::json!({
+            "labels": {"kept": "1", "dropped": "1", "foreign": "1"},
+            "annotations": {"note": "x"},
+            "finalizers": ["example.com/hold"],
+            "managedFields": [
+                {"manager": manager, "operation": operation, "fieldsType": "FieldsV1",
+                 "fieldsV1": fields},
+                {"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:metadata": {"f:labels": {"f:foreign": {}}}}},
+            ],
+        }))
+        .unwrap()
+    }
+
+    /// What upstream leaves after a label or annotation it wrote is no longer wanted: gone
+    /// (externalsecret_controller_test.go "should removed outdated labels and annotations":
+    /// entries the ExternalSecret's field owner wrote are removed, while "mergeLabelsAnnotations"
+    /// keeps another manager's; clusterexternalsecret_controller_test.go "Should prune the
+    /// force-sync annotation").
+    #[test]
+    fn entries_we_applied_and_no_longer_send_make_the_object_stale() {
+        let fields = serde_json::json!({"f:metadata": {
+            "f:labels": {".": {}, "f:kept": {}, "f:dropped": {}},
+            "f:annotations": {"f:note": {}},
+            "f:finalizers": {".": {}, "v:\"example.com/hold\"": {}},
+        }});
+        let existing = applied("es", "Apply", fields);
+        assert_eq!(
+            applied_keys(&existing, "es", &["f:metadata", "f:labels"]),
+            ["dropped".to_owned(), "kept".to_owned()].into()
+        );
+        assert_eq!(
+            applied_keys(&existing, "es", &["f:metadata", "f:finalizers"]),
+            ["example.com/hold".to_owned()].into()
+        );
+        let mut desired: ObjectMeta = serde_json::from_value(serde_json::json!({
+            "labels": {"kept": "1", "dropped": "1"},
+            "annotations": {"note": "x"},
+            "finalizers": ["example.com/hold"],
+        }))
+        .unwrap();
+        assert!(owns_exactly(&existing, &desired, "es"));
+        desired.labels.as_mut().unwrap().remove("dropped");
+        assert!(!owns_exactly(&existing, &desired, "es"), "label dropped");
+        desired
+            .labels
+            .as_mut()
+            .unwrap()
+            .insert("dropped".into(), "1".into());
+        desired.annotations = None;
+        assert!(
+            !owns_exactly(&existing, &desired, "es"),
+            "annotation dropped"
+        );
+        desired.annotations = Some([("note".into(), "x".into())].into());
+        desired.finalizers = None;
+        assert!(
+            !owns_exactly(&existing, &desired, "es"),
+            "finalizer dropped"
+        );
+        // Only our own Apply entries count: an Update never gets pruned by an apply.
+        let updated = applied(
+            "es",
+            "Update",
+            serde_json::json!({"f:metadata": {
+            "f:labels": {"f:dropped": {}}}}),
+        );
+        let minimal = ObjectMeta::default();
+        assert!(owns_exactly(&updated, &minimal, "es"));
+        assert!(owns_exactly(&existing, &minimal, "kubectl-other"));
     }
 }

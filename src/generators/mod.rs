@@ -223,6 +223,29 @@ pub async fn generate(
     }
 }
 
+/// The controller class the generator `reference` names declares (`spec.controller`; a
+/// `ClusterGenerator`'s from the spec of the kind it wraps, as upstream reads it from the
+/// "virtual" generator), `None` when it names none or cannot be read: upstream's
+/// `shouldSkipGenerator` skips generators it cannot get.
+pub async fn controller_class(
+    source: &dyn GeneratorSource,
+    namespace: &str,
+    reference: &GeneratorRef,
+) -> Option<String> {
+    let object = source.object(namespace, reference).await.ok()??;
+    let spec = object.get("spec")?;
+    let spec = match reference.kind {
+        GeneratorRefKind::ClusterGenerator => {
+            let kind: GeneratorRefKind = serde_json::from_value(spec.get("kind")?.clone()).ok()?;
+            spec.get("generator")?
+                .get(generator(kind).ok()?.cluster_field())?
+        }
+        _ => spec,
+    };
+    let class = spec.get("controller")?.as_str()?;
+    (!class.is_empty()).then(|| class.to_owned())
+}
+
 /// A `ClusterGenerator`: the kind it names, generating from its field of `spec.generator`.
 async fn cluster_generate(
     spec: Value,
@@ -457,5 +480,44 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(vault, "path: must name the Vault path to call");
+    }
+
+    /// Upstream `shouldSkipGenerator` (externalsecret_controller_secret.go) reads
+    /// `spec.controller` of the generator (for a ClusterGenerator, of the virtual generator
+    /// built from the kind it wraps); "ignoreMismatchControllerForGeneratorRef"
+    /// (externalsecret_controller_test.go) uses a Fake generator of class
+    /// "fakeControllerClass". Missing or unreadable generators name no class.
+    #[tokio::test]
+    async fn controller_class_is_read_from_the_generator_spec() {
+        let objects = Objects(
+            [
+                (
+                    "mytestfake2".to_owned(),
+                    json!({"spec": {"data": {"somekey": "someValue"},
+                        "controller": "fakeControllerClass"}}),
+                ),
+                ("plain".to_owned(), json!({"spec": {"data": {}}})),
+                (
+                    "wrapped".to_owned(),
+                    json!({"spec": {"kind": "Password",
+                        "generator": {"passwordSpec": {"length": 8, "controller": "dev"}}}}),
+                ),
+            ]
+            .into(),
+        );
+        let class = |kind: &'static str, name: &'static str| {
+            let objects = &objects;
+            async move { controller_class(objects, "ns", &reference(kind, name)).await }
+        };
+        assert_eq!(
+            class("Fake", "mytestfake2").await.as_deref(),
+            Some("fakeControllerClass")
+        );
+        assert_eq!(class("Fake", "plain").await, None);
+        assert_eq!(class("Fake", "missing").await, None);
+        assert_eq!(
+            class("ClusterGenerator", "wrapped").await.as_deref(),
+            Some("dev")
+        );
     }
 }

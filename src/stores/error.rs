@@ -38,8 +38,9 @@ pub enum Error {
         /// The namespace of the object using it.
         namespace: String,
     },
-    /// The store exists but is not Ready (upstream's flood gate); `0` is `kind "name"`.
-    #[error("the desired {0} is not ready")]
+    /// The store exists but is not Ready (upstream's flood gate, `errSecretStoreNotReady`);
+    /// `0` is `kind "name"`.
+    #[error("{0} is not ready")]
     NotReady(String),
     /// The store only accepts writes; `0` is `kind "name"`.
     #[error("{0} is write-only: ExternalSecrets cannot read from it")]

@@ -89,13 +89,14 @@ impl FoundStore {
         }
     }
 
-    /// Whether the store's `Ready` condition is True, or it has none yet (upstream's flood
-    /// gate lets stores of unknown state through).
+    /// Whether the store's `Ready` condition is True. A store without one (not validated yet)
+    /// is not usable either: upstream's flood gate (`assertStoreIsUsable` in
+    /// `pkg/controllers/secretstore/client_manager.go`) refuses a missing condition too.
     pub fn usable(&self) -> bool {
         let ready = self
             .status()
             .and_then(|status| status.conditions.iter().find(|c| c.r#type == "Ready"));
-        ready.is_none_or(|condition| condition.status == "True")
+        ready.is_some_and(|condition| condition.status == "True")
     }
 
     /// The capabilities the store controller recorded, if any.
@@ -172,5 +173,34 @@ mod tests {
         assert!(should_process(&spec, "dev"));
         assert!(!should_process(&spec, "default"));
         assert!(!should_process(&spec, ""));
+    }
+
+    fn store_with_ready(status: Option<&str>) -> FoundStore {
+        let conditions = status.map_or_else(Vec::new, |status| {
+            vec![serde_json::json!({"type": "Ready", "status": status})]
+        });
+        let store: SecretStore = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "vault", "namespace": "team"},
+            "spec": {"provider": {}},
+            "status": {"conditions": conditions},
+        }))
+        .unwrap();
+        FoundStore::Namespaced(Arc::new(store))
+    }
+
+    /// Upstream `assertStoreIsUsable` (pkg/controllers/secretstore/client_manager.go): a nil
+    /// Ready condition or one not `True` fails with `errSecretStoreNotReady`
+    /// ("%s %q is not ready").
+    #[test]
+    fn flood_gate_refuses_stores_without_a_true_ready_condition() {
+        assert!(store_with_ready(Some("True")).usable());
+        assert!(!store_with_ready(Some("False")).usable());
+        assert!(!store_with_ready(Some("Unknown")).usable());
+        assert!(
+            !store_with_ready(None).usable(),
+            "no condition yet: refused"
+        );
+        let refused = Error::NotReady(store_with_ready(None).describe()).to_string();
+        assert_eq!(refused, r#"SecretStore "vault" is not ready"#);
     }
 }

@@ -67,16 +67,22 @@ pub fn review(kind: Kind, body: &[u8]) -> AdmissionReview<DynamicObject> {
             return AdmissionResponse::invalid("AdmissionReview without a request").into_review();
         }
     };
-    let response = AdmissionResponse::from(&request);
+    let mut response = AdmissionResponse::from(&request);
     let object = match (&request.operation, &request.object) {
         (Operation::Create | Operation::Update, Some(object)) => object,
         _ => return response.into_review(),
     };
     let verdict = serde_json::to_value(object)
         .map_err(|error| Rejection::Undecodable(error.to_string()))
-        .and_then(|object| validate::check(kind, object));
+        .and_then(|object| {
+            let warnings = validate::warnings(kind, &object);
+            validate::check(kind, object).map(|()| warnings)
+        });
     match verdict {
-        Ok(()) => response.into_review(),
+        Ok(warnings) => {
+            response.warnings = Some(warnings).filter(|warnings| !warnings.is_empty());
+            response.into_review()
+        }
         Err(rejection) => {
             let (message, reason, code) = match rejection {
                 Rejection::Invalid(problems) => (problems.join("\n"), "Forbidden", 403),
@@ -178,6 +184,35 @@ mod tests {
             "spec.target: deletionPolicy=Merge must not be used with creationPolicy=None. There \
              is no Secret to merge with\nspec: either data or dataFrom should be specified"
         );
+    }
+
+    /// Upstream `validateStore` (apis/externalsecrets/v1/secretstore_validator.go) adds
+    /// `warnStoreUnmaintained` for providers registered NotMaintained (v2.9: the fake), even
+    /// with the ignore annotation; maintained providers get no warning.
+    #[test]
+    fn stores_of_unmaintained_providers_are_allowed_with_upstreams_warning() {
+        let store = |provider: Value| {
+            json!({
+                "apiVersion": "external-secrets.io/v1",
+                "kind": "SecretStore",
+                "metadata": {"name": "fake-store", "namespace": "default",
+                    "annotations": {"external-secrets.io/ignore-maintenance-checks": "true"}},
+                "spec": {"provider": provider},
+            })
+        };
+        let fake = store(json!({"fake": {"data": [{"key": "k", "value": "v"}]}}));
+        let answer = answer_to(Kind::SecretStore, &review_of("CREATE", fake));
+        assert_eq!(answer["response"]["allowed"], true);
+        assert_eq!(
+            answer["response"]["warnings"],
+            json!([
+                "store fake-store isn't currently maintained. Please plan and prepare accordingly."
+            ])
+        );
+        let webhook = store(json!({"webhook": {"url": "http://example.com", "result": {}}}));
+        let answer = answer_to(Kind::SecretStore, &review_of("CREATE", webhook));
+        assert_eq!(answer["response"]["allowed"], true, "{answer}");
+        assert!(answer["response"]["warnings"].is_null(), "{answer}");
     }
 
     #[test]

@@ -49,6 +49,26 @@ where
     }
 }
 
+/// Waits until the store `name` has a True `Ready` condition (validated by the store
+/// controller): the ExternalSecret flood gate refuses it until then, as upstream's.
+pub async fn wait_store_ready(
+    api: &kube::Api<external_secrets_crds::v1::SecretStore>,
+    name: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    eventually(timeout, &format!("store {name} Ready"), || async {
+        let store = api.get(name).await?;
+        let ready = store.status.is_some_and(|status| {
+            status
+                .conditions
+                .iter()
+                .any(|c| c.r#type == "Ready" && c.status == "True")
+        });
+        Ok(ready.then_some(()))
+    })
+    .await
+}
+
 /// Whether a kube error is the API's 404.
 pub fn is_not_found(error: &kube::Error) -> bool {
     matches!(error, kube::Error::Api(status) if status.code == 404)

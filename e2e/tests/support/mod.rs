@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+    wait_store_ready,
 };
 use external_secrets_crds::v1::{ExternalSecret, ExternalSecretConditionType, SecretStore};
 use kube::Client;
@@ -127,9 +128,21 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// A namespace holding the `fake` SecretStore `store`, and a controller of its own class
-    /// run with `args`.
+    /// A namespace holding the `fake` SecretStore `store`, validated (Ready), and a controller
+    /// of its own class run with `args`.
     pub async fn start(prefix: &str, args: &[&str]) -> anyhow::Result<Self> {
+        let setup = Self::start_unvalidated(prefix, args).await?;
+        // The flood gate refuses a store until it is validated (as upstream's): tests that
+        // expect a particular failure must not see "not ready" first.
+        wait_store_ready(&setup.api(), "store", WAIT)
+            .await
+            .map_err(|error| error.context(setup.controller.log()))?;
+        Ok(setup)
+    }
+
+    /// As [`Setup::start`] without waiting for the store: for a controller that does not
+    /// watch the setup namespace.
+    pub async fn start_unvalidated(prefix: &str, args: &[&str]) -> anyhow::Result<Self> {
         let cluster = TestCluster::connect().await?;
         install_crds(&cluster.client).await?;
         let namespace = TestNamespace::create(&cluster, prefix).await?;

@@ -263,6 +263,13 @@ impl<'a> Backend<'a> {
             .map_or(true, |configured| configured.depends_on_caller())
     }
 
+    /// Whether upstream marks the provider maintained (see [`Provider::maintained`]); a
+    /// provider this build does not serve gets no maintenance warning (it fails anyway).
+    pub fn maintained(&self) -> bool {
+        self.configured()
+            .map_or(true, |configured| configured.maintained())
+    }
+
     /// Static checks of the backend's configuration (upstream's `ValidateStore`).
     pub fn validate(&self, store: &StoreId) -> Result<()> {
         self.configured()?.validate(store)
@@ -298,6 +305,7 @@ impl std::fmt::Debug for Backend<'_> {
 trait Configured: Send + Sync {
     fn capabilities(&self) -> Capabilities;
     fn depends_on_caller(&self) -> bool;
+    fn maintained(&self) -> bool;
     fn validate(&self, store: &StoreId) -> Result<()>;
     async fn new_client(&self, context: ClientContext<'_>) -> Result<SharedClient>;
 }
@@ -315,6 +323,10 @@ impl<P: Provider> Configured for WithSpec<'_, P> {
 
     fn depends_on_caller(&self) -> bool {
         self.provider.depends_on_caller(self.spec)
+    }
+
+    fn maintained(&self) -> bool {
+        self.provider.maintained()
     }
 
     fn validate(&self, store: &StoreId) -> Result<()> {

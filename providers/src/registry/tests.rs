@@ -198,3 +198,24 @@ fn webhook_stores_are_validated_statically() {
             .depends_on_caller()
     );
 }
+
+/// Upstream v2.9 registers every provider `MaintenanceStatusMaintained` except the fake
+/// (providers/v1/fake/fake.go `MaintenanceStatus()` returns `MaintenanceStatusNotMaintained`).
+#[cfg(all(feature = "fake", feature = "gcpsm"))]
+#[test]
+fn only_the_fake_provider_is_unmaintained() {
+    assert!(!Backend::of(&fake_provider()).unwrap().maintained());
+    let gcp = SecretStoreProvider {
+        gcpsm: Some(Box::new(gcpsm())),
+        ..SecretStoreProvider::default()
+    };
+    assert!(Backend::of(&gcp).unwrap().maintained());
+    let ovh = SecretStoreProvider {
+        ovh: Some(Box::new(ovh())),
+        ..SecretStoreProvider::default()
+    };
+    assert!(
+        Backend::of(&ovh).unwrap().maintained(),
+        "not served: no warning"
+    );
+}

@@ -9,7 +9,8 @@ use external_secrets_crds::v1::{
 };
 use kube::{Resource, ResourceExt};
 
-use crate::controllers::metadata::includes;
+use crate::context::FIELD_MANAGER;
+use crate::controllers::metadata::owns_exactly;
 
 /// Upstream's annotation forcing a sync, copied from the ClusterExternalSecret to its copies.
 pub const ANNOTATION_FORCE_SYNC: &str = "external-secrets.io/force-sync";
@@ -52,9 +53,11 @@ pub fn desired_external_secret(
     es
 }
 
-/// Whether `existing` already is `desired` (spec, our labels and annotations, owner).
+/// Whether `existing` already is `desired` (spec, our labels and annotations, owner), with
+/// none we applied before and dropped since (upstream replaces the copy's metadata).
 pub fn is_up_to_date(existing: &ExternalSecret, desired: &ExternalSecret) -> bool {
-    existing.spec == desired.spec && includes(&existing.metadata, &desired.metadata)
+    existing.spec == desired.spec
+        && owns_exactly(&existing.metadata, &desired.metadata, FIELD_MANAGER)
 }
 
 /// The status after provisioning: upstream's `Ready` condition (True, or False with its
@@ -190,6 +193,26 @@ mod tests {
         let mut changed = desired.clone();
         changed.spec.refresh_interval = "5m".into();
         assert!(!is_up_to_date(&changed, &desired));
+        // Upstream "Should prune the force-sync annotation"
+        // (clusterexternalsecret_controller_test.go): an annotation we applied and the
+        // ClusterExternalSecret no longer has makes the copy stale.
+        let mut applied = desired.clone();
+        applied.metadata.managed_fields = Some(vec![
+            serde_json::from_value(json!({
+                "manager": FIELD_MANAGER,
+                "operation": "Apply",
+                "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:metadata": {"f:annotations": {
+                    "f:note": {}, "f:external-secrets.io/force-sync": {},
+                }}},
+            }))
+            .unwrap(),
+        ]);
+        assert!(is_up_to_date(&applied, &desired));
+        shared.metadata.annotations = None;
+        let pruned = desired_external_secret(&shared, "team-a", &name);
+        assert!(!pruned.annotations().contains_key(ANNOTATION_FORCE_SYNC));
+        assert!(!is_up_to_date(&applied, &pruned));
         assert_eq!(external_secret_name(&ces(json!({}))), "shared");
     }
 

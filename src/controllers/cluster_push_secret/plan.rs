@@ -9,7 +9,8 @@ use external_secrets_crds::v1alpha1::{
 };
 use kube::{Resource, ResourceExt};
 
-use crate::controllers::metadata::includes;
+use crate::context::FIELD_MANAGER;
+use crate::controllers::metadata::owns_exactly;
 
 /// Upstream's message when some namespaces could not be provisioned.
 pub const MESSAGE_NAMESPACES_FAILED: &str = "one or more namespaces failed";
@@ -39,9 +40,11 @@ pub fn desired_push_secret(cps: &ClusterPushSecret, namespace: &str, name: &str)
     push_secret
 }
 
-/// Whether `existing` already is `desired` (spec, our labels and annotations, owner).
+/// Whether `existing` already is `desired` (spec, our labels and annotations, owner), with
+/// none we applied before and dropped since (upstream replaces the copy's metadata).
 pub fn is_up_to_date(existing: &PushSecret, desired: &PushSecret) -> bool {
-    existing.spec == desired.spec && includes(&existing.metadata, &desired.metadata)
+    existing.spec == desired.spec
+        && owns_exactly(&existing.metadata, &desired.metadata, FIELD_MANAGER)
 }
 
 /// The status after provisioning: upstream's `Ready` condition (True, or False with its

@@ -30,14 +30,6 @@ pub enum Error {
         /// The entry's index.
         index: usize,
     },
-    /// A `spec.data` entry names a generator.
-    #[error(
-        "spec.data[{index}].sourceRef.generatorRef: generators can only be used in spec.dataFrom"
-    )]
-    GeneratorInData {
-        /// The entry's index.
-        index: usize,
-    },
     /// What an entry read cannot be used as written (keys, decoding, conversion, merges);
     /// `what` names the entry or field, `problem` says why.
     #[error("{what}: {problem}")]
@@ -144,7 +136,6 @@ impl Error {
             Error::RefreshInterval(_) => "InvalidRefreshInterval",
             Error::MissingStoreRef => "MissingStoreRef",
             Error::DataFromSource { .. } => "InvalidDataFrom",
-            Error::GeneratorInData { .. } => "GeneratorInData",
             Error::InvalidEntry { .. } => "InvalidEntry",
             Error::Rewrite(_) => "InvalidRewrite",
             Error::Store(error) => error.reason(),
@@ -167,7 +158,6 @@ impl Error {
             Error::RefreshInterval(_)
             | Error::MissingStoreRef
             | Error::DataFromSource { .. }
-            | Error::GeneratorInData { .. }
             | Error::InvalidEntry { .. }
             | Error::Rewrite(_)
             | Error::Target(_)

@@ -245,13 +245,8 @@ impl Fetcher<'_> {
             "error processing spec.data[{index}] (key: {}), err",
             entry.remote_ref.key
         );
-        if entry
-            .source_ref
-            .as_ref()
-            .is_some_and(|s| s.generator_ref.is_some())
-        {
-            return Err(Error::GeneratorInData { index });
-        }
+        // `sourceRef.generatorRef` is deprecated and not implemented in `data` upstream: it
+        // is ignored (the entry reads from its store), never an error.
         let store_ref = entry.source_ref.as_ref().and_then(|s| s.store_ref.as_ref());
         let store = (self.resolve)(store_ref)?;
         let remote_ref = RemoteRef::from(&entry.remote_ref);

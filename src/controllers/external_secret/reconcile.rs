@@ -28,6 +28,7 @@ use super::target;
 use crate::caches::CACHE_WAIT;
 use crate::controllers::backoff::FailureBackoff;
 use crate::controllers::template::SecretData;
+use crate::generators::{self, KubeGenerators};
 use crate::stores::kind_and_name;
 
 /// Why a reconcile ended in error (the status already says so).
@@ -82,7 +83,7 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         return Ok(Action::requeue(CACHE_WAIT));
     }
     let references = store_references(es);
-    if skip(es, &references, context) {
+    if skip(es, &references, context).await {
         return Ok(Action::await_change());
     }
     if es.meta().deletion_timestamp.is_some() {
@@ -132,9 +133,11 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
             let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED);
             finish(es, context, ready, Some(synced(None)), interval, now).await
         }
+        // Upstream's `markAsDone(SecretMissing)`: a successful outcome (refresh time and
+        // synced version recorded, no event); the next refresh looks again.
         ExternalSecretCreationPolicy::Merge if target.existing.is_none() => {
-            let ready = target_missing(es, context).await;
-            finish(es, context, ready, None, interval, now).await
+            let ready = Ready::done(status::REASON_MISSING, status::MESSAGE_MISSING);
+            finish(es, context, ready, Some(synced(None)), interval, now).await
         }
         _ => match write_target(es, context, &target.api, target.existing.as_ref(), &data).await {
             Ok(()) => {
@@ -252,23 +255,6 @@ async fn deletion_policy(
     }
 }
 
-/// `creationPolicy: Merge` without a Secret to merge into: upstream's `SecretMissing`.
-async fn target_missing(es: &ExternalSecret, context: &EsContext) -> Ready {
-    publish(
-        es,
-        context,
-        EventType::Warning,
-        "UpdateFailed",
-        status::MESSAGE_MISSING,
-    )
-    .await;
-    Ready {
-        status: "False",
-        reason: status::REASON_MISSING,
-        message: status::MESSAGE_MISSING.to_owned(),
-    }
-}
-
 /// Upstream's `msgErrorDeleteOrphaned`.
 const MESSAGE_DELETE_ORPHANED_FAILED: &str = "could not delete orphaned secrets";
 
@@ -319,11 +305,13 @@ async fn delete_orphaned(
     Ok(())
 }
 
-/// Upstream skips (without any status) ExternalSecrets using a store of another controller
-/// class, or a ClusterSecretStore while that reconciler is disabled.
-fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext) -> bool {
+/// Upstream skips (without any status) ExternalSecrets using a store or a `dataFrom`
+/// generator of another controller class (`shouldSkipUnmanagedStore`, `shouldSkipGenerator`),
+/// or a ClusterSecretStore while that reconciler is disabled.
+async fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext) -> bool {
     let namespace = es.namespace().unwrap_or_default();
-    references.iter().any(|reference| {
+    let class = &context.shared.settings.controller_class;
+    let foreign_store = references.iter().any(|reference| {
         if kind_and_name(reference).0 == SecretStoreRefKind::ClusterSecretStore
             && !context.cluster_stores_enabled
         {
@@ -333,8 +321,24 @@ fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsContext)
             .stores
             .find(reference, &namespace)
             .ok()
-            .is_some_and(|store| !store.is_processed_by(&context.shared.settings.controller_class))
-    })
+            .is_some_and(|store| !store.is_processed_by(class))
+    });
+    if foreign_store {
+        return true;
+    }
+    let source = KubeGenerators::new(context.shared.client.clone());
+    let generators = es
+        .spec
+        .data_from
+        .iter()
+        .filter_map(|entry| entry.source_ref.as_ref()?.generator_ref.as_ref());
+    for reference in generators {
+        let declared = generators::controller_class(&source, &namespace, reference).await;
+        if declared.is_some_and(|declared| declared != *class) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Server-side applies our part of the target Secret, unless it already holds it.
@@ -358,7 +362,7 @@ async fn write_target(
         ) {
             return Err(Error::OwnedByAnother(owner));
         }
-        if target::is_up_to_date(existing, &desired) {
+        if target::is_up_to_date(existing, &desired, es) {
             return Ok(());
         }
         if existing.immutable == Some(true) {

@@ -22,19 +22,27 @@ pub fn last_refresh(es: &ExternalSecret) -> Option<Timestamp> {
 }
 
 /// Whether the provider must be read now: never synced, changed since the last sync, or (for
-/// `Periodic`) the interval has passed since `status.refreshTime`.
+/// `Periodic`) the interval has passed since `status.refreshTime`. `Periodic` with a zero
+/// interval syncs once and never again, not even on a spec change (upstream's
+/// `shouldRefreshPeriodic`).
 pub fn should_refresh(es: &ExternalSecret, interval: Duration, now: Timestamp) -> bool {
     let status = es.status.as_ref();
     let synced = status.and_then(|s| s.synced_resource_version.as_deref());
     let refreshed = status.and_then(|s| s.refresh_time.as_ref()).map(|t| t.0);
+    let policy = es
+        .spec
+        .refresh_policy
+        .unwrap_or(ExternalSecretRefreshPolicy::Periodic);
+    if policy == ExternalSecretRefreshPolicy::Periodic
+        && interval.is_zero()
+        && synced.is_some_and(|synced| !synced.is_empty())
+    {
+        return false;
+    }
     let (Some(synced), Some(refreshed)) = (synced, refreshed) else {
         return true;
     };
-    match es
-        .spec
-        .refresh_policy
-        .unwrap_or(ExternalSecretRefreshPolicy::Periodic)
-    {
+    match policy {
         ExternalSecretRefreshPolicy::CreatedOnce => false,
         ExternalSecretRefreshPolicy::OnChange => synced != synced_resource_version(&es.metadata),
         ExternalSecretRefreshPolicy::Periodic => {
@@ -118,11 +126,40 @@ mod tests {
         assert!(!should_refresh(&es, hour, later));
         let due = Timestamp::from_second(1_700_003_600).unwrap();
         assert!(should_refresh(&es, hour, due));
-        // Interval 0: once only, unless the object changes.
-        assert!(!should_refresh(&es, Duration::ZERO, due));
         es.metadata.annotations = Some([("force-sync".into(), "1".into())].into());
-        assert!(should_refresh(&es, Duration::ZERO, due));
-        assert!(should_refresh(&es, hour, t0));
+        assert!(should_refresh(&es, hour, t0), "a metadata change syncs");
+    }
+
+    /// Upstream `shouldRefresh` tests (externalsecret_controller_test.go, "should skip refresh
+    /// when refreshInterval is 0" and RefreshPolicy=Periodic "should not refresh when
+    /// refreshInterval is 0 and already synced"), and `shouldRefreshPeriodic`, which returns
+    /// false for a zero interval once `syncedResourceVersion` is set, whatever changed since.
+    #[test]
+    fn a_zero_interval_syncs_once_and_never_again() {
+        let t0 = Timestamp::from_second(1_700_000_000).unwrap();
+        let much_later = Timestamp::from_second(1_800_000_000).unwrap();
+        let mut es = es(None);
+        assert!(should_refresh(&es, Duration::ZERO, t0), "never synced");
+        synced_at(&mut es, t0);
+        assert!(!should_refresh(&es, Duration::ZERO, much_later));
+        es.metadata.generation = Some(4);
+        es.metadata.annotations = Some([("force-sync".into(), "1".into())].into());
+        assert!(
+            !should_refresh(&es, Duration::ZERO, much_later),
+            "spec change"
+        );
+        // Only the synced version counts, as upstream: no refresh time is no reason either.
+        es.status.as_mut().unwrap().refresh_time = None;
+        assert!(!should_refresh(&es, Duration::ZERO, much_later));
+        let mut periodic = es.clone();
+        periodic.spec.refresh_policy = Some(ExternalSecretRefreshPolicy::Periodic);
+        assert!(!should_refresh(&periodic, Duration::ZERO, much_later));
+        // OnChange keeps syncing on change whatever the interval.
+        let mut on_change = es.clone();
+        on_change.spec.refresh_policy = Some(ExternalSecretRefreshPolicy::OnChange);
+        synced_at(&mut on_change, t0);
+        on_change.metadata.generation = Some(5);
+        assert!(should_refresh(&on_change, Duration::ZERO, much_later));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The target Secret an ExternalSecret produces: its desired content (server-side applied by
 //! the ExternalSecret's own field manager) and whether an existing Secret already is that.
 
+use std::collections::BTreeSet;
+
 use external_secrets_crds::v1::{ExternalSecret, ExternalSecretCreationPolicy};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
@@ -8,7 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 use kube::{Resource, ResourceExt};
 
 use crate::controllers::hash::{data_hash, owner_label};
-use crate::controllers::metadata::includes;
+use crate::controllers::metadata::{applied_keys, owns_exactly};
 use crate::controllers::template::{self, SecretData, TemplateSources};
 
 /// Upstream's label marking Secrets an ExternalSecret manages.
@@ -63,7 +65,12 @@ pub fn desired_secret(
         },
     };
     let data = &rendered.data;
-    let mut labels = rendered.labels.clone();
+    // Upstream's `setMetadata`: without a template the ExternalSecret's own labels and
+    // annotations are copied to the Secret; with one, the template's (rendered) instead.
+    let (mut labels, mut annotations) = match template {
+        Some(_) => (rendered.labels.clone(), rendered.annotations.clone()),
+        None => (es.labels().clone(), es.annotations().clone()),
+    };
     labels.insert(LABEL_MANAGED.to_owned(), "true".to_owned());
     if es.spec.target.creation_policy == ExternalSecretCreationPolicy::Owner {
         let namespace = es.namespace().unwrap_or_default();
@@ -72,7 +79,6 @@ pub fn desired_secret(
             owner_label(&namespace, &es.name_any()),
         );
     }
-    let mut annotations = rendered.annotations.clone();
     let resulting = resulting_data(es, data, existing);
     annotations.insert(
         ANNOTATION_DATA_HASH.to_owned(),
@@ -98,6 +104,7 @@ pub fn desired_secret(
             labels: Some(labels),
             annotations: Some(annotations),
             owner_references,
+            finalizers: template_finalizers(es, existing),
             ..ObjectMeta::default()
         },
         // Merging into someone else's Secret must not claim its type.
@@ -116,6 +123,23 @@ pub fn desired_secret(
     })
 }
 
+/// `template.metadata.finalizers`, added as upstream's `setMetadata` adds them: not to a
+/// Secret that is being deleted.
+fn template_finalizers(es: &ExternalSecret, existing: Option<&Secret>) -> Option<Vec<String>> {
+    if existing.is_some_and(|secret| secret.metadata.deletion_timestamp.is_some()) {
+        return None;
+    }
+    let finalizers = &es
+        .spec
+        .target
+        .template
+        .as_ref()?
+        .metadata
+        .as_ref()?
+        .finalizers;
+    (!finalizers.is_empty()).then(|| finalizers.clone())
+}
+
 /// The data `existing` will hold once we applied `data`: its keys owned by other managers,
 /// plus ours (keys we applied before and no longer send are dropped by the apply).
 fn resulting_data(es: &ExternalSecret, data: &SecretData, existing: Option<&Secret>) -> SecretData {
@@ -127,7 +151,7 @@ fn resulting_data(es: &ExternalSecret, data: &SecretData, existing: Option<&Secr
         .data
         .iter()
         .flatten()
-        .filter(|(key, _)| !ours.contains(key))
+        .filter(|(key, _)| !ours.contains(*key))
         .map(|(key, value)| (key.clone(), value.0.clone()))
         .collect();
     resulting.extend(data.iter().map(|(key, value)| (key.clone(), value.clone())));
@@ -135,17 +159,8 @@ fn resulting_data(es: &ExternalSecret, data: &SecretData, existing: Option<&Secr
 }
 
 /// The `data` keys `manager` owns by server-side apply, from the Secret's managedFields.
-fn owned_data_keys(secret: &Secret, manager: &str) -> Vec<String> {
-    secret
-        .metadata
-        .managed_fields
-        .iter()
-        .flatten()
-        .filter(|entry| entry.manager.as_deref() == Some(manager))
-        .filter_map(|entry| entry.fields_v1.as_ref()?.0.get("f:data")?.as_object())
-        .flat_map(|fields| fields.keys())
-        .filter_map(|field| field.strip_prefix("f:").map(str::to_owned))
-        .collect()
+fn owned_data_keys(secret: &Secret, manager: &str) -> BTreeSet<String> {
+    applied_keys(&secret.metadata, manager, &["f:data"])
 }
 
 /// The name of another ExternalSecret controlling a target with `references`, if any
@@ -171,17 +186,21 @@ fn owner_reference(es: &ExternalSecret) -> Option<OwnerReference> {
     Some(owner)
 }
 
-/// Whether `existing` already holds what `desired` would write: our keys with our values,
-/// our labels, annotations, owner and type. Then nothing is written.
-pub fn is_up_to_date(existing: &Secret, desired: &Secret) -> bool {
+/// Whether `existing` already holds what `desired` would write as `es`'s field manager: our
+/// keys with our values, our labels, annotations, finalizers, owner and type, and nothing we
+/// applied before and no longer send (see [`owns_exactly`]). Then nothing is written.
+pub fn is_up_to_date(existing: &Secret, desired: &Secret, es: &ExternalSecret) -> bool {
+    let manager = field_manager(es);
     let existing_data = existing.data.clone().unwrap_or_default();
-    let data_matches = desired
-        .data
+    let desired_data = desired.data.clone().unwrap_or_default();
+    let data_matches = desired_data
         .iter()
-        .flatten()
-        .all(|(key, value)| existing_data.get(key) == Some(value));
+        .all(|(key, value)| existing_data.get(key) == Some(value))
+        && owned_data_keys(existing, &manager)
+            .iter()
+            .all(|key| desired_data.contains_key(key));
     let type_matches = desired.type_.is_none() || desired.type_ == existing.type_;
-    data_matches && includes(&existing.metadata, &desired.metadata) && type_matches
+    data_matches && owns_exactly(&existing.metadata, &desired.metadata, &manager) && type_matches
 }
 
 /// Upstream's `isSecretValid`: the target exists, carries the managed label, and its data
@@ -255,7 +274,7 @@ mod tests {
             (owner.kind.as_str(), owner.name.as_str(), owner.controller),
             ("ExternalSecret", "db", Some(true))
         );
-        assert!(is_up_to_date(&secret, &secret));
+        assert!(is_up_to_date(&secret, &secret, &es("Owner")));
         assert!(is_valid(Some(&secret), &es("Owner")));
     }
 
@@ -270,7 +289,7 @@ mod tests {
             .unwrap()
             .insert("password".into(), ByteString(b"tampered".to_vec()));
         assert!(!is_valid(Some(&edited), &es("Owner")));
-        assert!(!is_up_to_date(&edited, &desired));
+        assert!(!is_up_to_date(&edited, &desired, &es("Owner")));
         assert!(!is_valid(None, &es("Owner")));
         assert!(is_valid(None, &es("None")));
         assert!(
@@ -355,6 +374,83 @@ mod tests {
         assert_eq!(
             desired.metadata.annotations.unwrap()[ANNOTATION_DATA_HASH],
             data_hash(expected.iter().map(|(k, v)| (k, v.as_slice())))
+        );
+    }
+
+    /// Upstream `setMetadata` (externalsecret_controller_template.go) and the tests
+    /// "syncLabelsAnnotations" / "removeOutdatedLabelsAnnotations"
+    /// (externalsecret_controller_test.go): without a template the ExternalSecret's labels and
+    /// annotations go to the Secret; with one, only the template's, and its finalizers.
+    #[test]
+    fn metadata_comes_from_the_external_secret_without_a_template() {
+        let mut plain = es("Owner");
+        plain.spec.target.template = None;
+        plain.metadata.labels = Some([("labelKey".into(), "labelValue".into())].into());
+        plain.metadata.annotations =
+            Some([("annotationKey".into(), "annotationValue".into())].into());
+        let none = TemplateSources::default();
+        let secret = desired_secret(&plain, &data(), None, &none).unwrap();
+        let labels = secret.metadata.labels.clone().unwrap();
+        let annotations = secret.metadata.annotations.clone().unwrap();
+        assert_eq!(labels["labelKey"], "labelValue");
+        assert_eq!(labels[LABEL_MANAGED], "true");
+        assert_eq!(annotations["annotationKey"], "annotationValue");
+        assert!(annotations.contains_key(ANNOTATION_DATA_HASH));
+        assert_eq!(secret.metadata.finalizers, None);
+
+        // With a template the ExternalSecret's own metadata is not copied.
+        let mut templated = es("Owner");
+        templated.metadata.labels = plain.metadata.labels.clone();
+        let metadata = templated.spec.target.template.as_mut().unwrap();
+        metadata.metadata.as_mut().unwrap().finalizers = vec!["example.com/hold".into()];
+        let secret = desired_secret(&templated, &data(), None, &none).unwrap();
+        let labels = secret.metadata.labels.clone().unwrap();
+        assert!(!labels.contains_key("labelKey"));
+        assert_eq!(labels["team"], "a");
+        assert_eq!(
+            secret.metadata.finalizers,
+            Some(vec!["example.com/hold".to_owned()])
+        );
+        // Not added to a Secret being deleted.
+        let mut deleting = secret.clone();
+        deleting.metadata.deletion_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+            ));
+        let again = desired_secret(&templated, &data(), Some(&deleting), &none).unwrap();
+        assert_eq!(again.metadata.finalizers, None);
+    }
+
+    /// A label this ExternalSecret applied and no longer wants makes the target stale, so the
+    /// next apply removes it (upstream "removeOutdatedLabelsAnnotations").
+    #[test]
+    fn a_label_we_applied_and_dropped_makes_the_target_stale() {
+        let es = es("Owner");
+        let none = TemplateSources::default();
+        let desired = desired_secret(&es, &data(), None, &none).unwrap();
+        let mut existing = desired.clone();
+        existing
+            .metadata
+            .labels
+            .as_mut()
+            .unwrap()
+            .insert("old".into(), "1".into());
+        assert!(
+            is_up_to_date(&existing, &desired, &es),
+            "someone else's label"
+        );
+        existing.metadata.managed_fields = Some(vec![
+            serde_json::from_value(serde_json::json!({
+                "manager": field_manager(&es),
+                "operation": "Apply",
+                "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:metadata": {"f:labels": {"f:old": {}, "f:team": {}}}},
+            }))
+            .unwrap(),
+        ]);
+        assert!(
+            !is_up_to_date(&existing, &desired, &es),
+            "ours, no longer wanted"
         );
     }
 }

@@ -125,6 +125,16 @@ async fn reconcile_store<K: Store>(store: &K, context: &Context) -> Result<Actio
         context,
     )
     .await;
+    if matches!(outcome, Outcome::Valid(_)) && status::warn_unmaintained(store.spec(), store.meta())
+    {
+        publish(
+            store,
+            context,
+            EventType::Warning,
+            status::unmaintained_event(),
+        )
+        .await;
+    }
 
     match error {
         Some(error) => Err(error),
@@ -157,6 +167,8 @@ async fn validate(store_ref: &StoreRef<'_>, context: &Context) -> (Outcome, Opti
         Ok(ValidationResult::Ready | ValidationResult::Unknown) => {
             (Outcome::Valid(client.capabilities()), None)
         }
+        // Upstream requeues at the refresh interval without an error.
+        Ok(ValidationResult::Undetermined(message)) => (Outcome::ValidationUnknown(message), None),
         Err(source) => {
             let outcome = Outcome::ValidationFailed(source.to_string());
             let error = Error::Validation {
@@ -217,16 +229,19 @@ async fn record<K: Store>(
     } else {
         EventType::Normal
     };
+    publish(store, context, kind, (reason, &message)).await;
+}
+
+/// Publishes an event about `store`: `(reason, note)`.
+async fn publish<K: Store>(
+    store: &K,
+    context: &Context,
+    kind: EventType,
+    (reason, note): (&str, &str),
+) {
     let object = store.object_ref(&());
     context
-        .publish(
-            K::EVENT_REPORTER,
-            &object,
-            kind,
-            reason,
-            &message,
-            "Validate",
-        )
+        .publish(K::EVENT_REPORTER, &object, kind, reason, note, "Validate")
         .await;
 }
 

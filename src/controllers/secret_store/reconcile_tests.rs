@@ -101,11 +101,18 @@ async fn fake_store_becomes_ready_with_capabilities() {
     assert_eq!(condition["status"], "True");
     assert_eq!(condition["reason"], "Valid");
     assert_eq!(condition["message"], "store validated");
-    let events = events(&requests, 1).await;
-    assert_eq!(events.len(), 1);
+    let events = events(&requests, 2).await;
+    assert_eq!(events.len(), 2);
     assert_eq!(events[0]["type"], "Normal");
     assert_eq!(events[0]["reason"], "Valid");
     assert_eq!(events[0]["reportingController"], "secret-store");
+    // Upstream registers the fake provider NotMaintained (fake.go `MaintenanceStatus`).
+    assert_eq!(events[1]["type"], "Warning");
+    assert_eq!(events[1]["reason"], "StoreUnmaintained");
+    assert_eq!(
+        events[1]["note"],
+        "store isn't currently maintained. Please plan and prepare accordingly."
+    );
     let metrics = context.metrics.encode();
     assert!(metrics.contains("secretstore_reconcile_duration{name=\"fake\",namespace=\"team-a\"}"));
     assert!(metrics.contains(
@@ -116,7 +123,32 @@ async fn fake_store_becomes_ready_with_capabilities() {
     let mut patched = (*store).clone();
     patched.status = serde_json::from_value(body["status"].clone()).unwrap();
     reconcile(&patched, &context).await.unwrap();
-    assert_eq!(requests.lock().unwrap().len(), 2);
+    assert_eq!(requests.lock().unwrap().len(), 3);
+}
+
+/// Upstream `reconcile` (pkg/controllers/secretstore/common.go) skips the maintenance
+/// warning when the store has the `external-secrets.io/ignore-maintenance-checks` annotation.
+#[tokio::test]
+async fn the_ignore_annotation_silences_the_maintenance_warning() {
+    let (context, requests) = context("default");
+    let mut quiet = store("quiet", None, json!({"fake": {"data": []}}));
+    quiet.metadata.annotations = Some(
+        [(
+            "external-secrets.io/ignore-maintenance-checks".to_owned(),
+            "true".to_owned(),
+        )]
+        .into(),
+    );
+    reconcile(&quiet, &context).await.unwrap();
+    events(&requests, 1).await;
+    // A warning would be queued right behind the first event: give it time to arrive.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let reasons: Vec<Value> = events(&requests, 1)
+        .await
+        .iter()
+        .map(|event| event["reason"].clone())
+        .collect();
+    assert_eq!(reasons, [json!("Valid")]);
 }
 
 #[tokio::test]
@@ -137,14 +169,44 @@ async fn unsupported_provider_is_invalid_provider_config_and_waits_for_change() 
     let condition = &patches[0].2["status"]["conditions"][0];
     assert_eq!(condition["status"], "False");
     assert_eq!(condition["reason"], "InvalidProviderConfig");
-    let message = condition["message"].as_str().unwrap();
-    assert!(
-        message.contains("provider \"volcengine\" is not supported by this build"),
-        "{message}"
-    );
+    // Upstream's `errUnableCreateClient` alone; the error goes to the event.
+    assert_eq!(condition["message"], "unable to create client");
     let events = events(&requests, 1).await;
     assert_eq!(events[0]["type"], "Warning");
     assert_eq!(events[0]["reason"], "InvalidProviderConfig");
+    let note = events[0]["note"].as_str().unwrap();
+    assert!(
+        note.contains("provider \"volcengine\" is not supported by this build"),
+        "{note}"
+    );
+}
+
+/// Upstream `validateStore` + `reconcile` (pkg/controllers/secretstore/common.go): the fake
+/// provider with `validationResult: 1` returns Unknown with "unable to validate"; the store is
+/// Ready=True `ValidationUnknown` "could not determine validation status", a Warning event
+/// carries the error, and the store is requeued at its interval, not failed.
+#[tokio::test]
+async fn validation_unknown_is_ready_with_a_warning_event() {
+    let (context, requests) = context("default");
+    let store = Arc::new(store(
+        "unsure",
+        None,
+        json!({"fake": {"data": [], "validationResult": 1}}),
+    ));
+    let action = reconcile(&*store, &context).await.unwrap();
+    assert_ne!(action, Action::await_change());
+    let condition = &patches(&requests)[0].2["status"]["conditions"][0];
+    assert_eq!(condition["status"], "True");
+    assert_eq!(condition["reason"], "ValidationUnknown");
+    assert_eq!(
+        condition["message"],
+        "could not determine validation status"
+    );
+    let events = events(&requests, 1).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["type"], "Warning");
+    assert_eq!(events[0]["reason"], "ValidationUnknown");
+    assert_eq!(events[0]["note"], "unable to validate");
 }
 
 #[tokio::test]
@@ -163,12 +225,7 @@ async fn unreachable_webhook_fails_validation_and_backs_off() {
     let condition = &patches(&requests)[0].2["status"]["conditions"][0];
     assert_eq!(condition["status"], "False");
     assert_eq!(condition["reason"], "InvalidProviderConfig");
-    assert!(
-        condition["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("unable to validate store")
-    );
+    assert_eq!(condition["message"], "unable to validate store");
     assert!(error.is_temporary(), "{error}");
     assert_eq!(
         error_policy(&*store, &error, &context),

@@ -6,6 +6,8 @@ use std::time::Duration;
 use external_secrets_crds::v1::{SecretStoreSpec, SecretStoreStatus, SecretStoreStatusCondition};
 use external_secrets_providers::Capabilities;
 use external_secrets_providers::duration::parse_go_duration;
+use external_secrets_providers::registry::Backend;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use k8s_openapi::jiff::Timestamp;
@@ -22,6 +24,34 @@ pub const MESSAGE_STORE_VALIDATED: &str = "store validated";
 pub const MESSAGE_UNABLE_CREATE_CLIENT: &str = "unable to create client";
 /// Upstream's `errUnableValidateStore`.
 pub const MESSAGE_UNABLE_VALIDATE_STORE: &str = "unable to validate store";
+/// Upstream's `ReasonValidationUnknown`.
+pub const REASON_VALIDATION_UNKNOWN: &str = "ValidationUnknown";
+/// Upstream's `errValidationUnknownMsg`.
+pub const MESSAGE_VALIDATION_UNKNOWN: &str = "could not determine validation status";
+
+/// Upstream's annotation that silences the maintenance warning of a store.
+pub const ANNOTATION_IGNORE_MAINTENANCE: &str = "external-secrets.io/ignore-maintenance-checks";
+/// Upstream's `StoreUnmaintained` event reason.
+pub const REASON_UNMAINTAINED: &str = "StoreUnmaintained";
+/// Upstream's `msgStoreNotMaintained`.
+pub const MESSAGE_UNMAINTAINED: &str =
+    "store isn't currently maintained. Please plan and prepare accordingly.";
+
+/// Whether a validated store gets upstream's maintenance warning: its provider is one upstream
+/// marks unmaintained and the store lacks the ignore annotation (its presence is enough, as
+/// upstream checks only the key).
+pub fn warn_unmaintained(spec: &SecretStoreSpec, meta: &ObjectMeta) -> bool {
+    let ignored = meta
+        .annotations
+        .as_ref()
+        .is_some_and(|annotations| annotations.contains_key(ANNOTATION_IGNORE_MAINTENANCE));
+    !ignored && Backend::of(&spec.provider).is_ok_and(|backend| !backend.maintained())
+}
+
+/// The maintenance warning event: (reason, note).
+pub fn unmaintained_event() -> (&'static str, &'static str) {
+    (REASON_UNMAINTAINED, MESSAGE_UNMAINTAINED)
+}
 
 /// What validating a store found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,35 +65,47 @@ pub enum Outcome {
     /// The provider's validation call failed; upstream reports it with the
     /// `InvalidProviderConfig` reason too (`ReasonValidationFailed` is declared but unused).
     ValidationFailed(String),
+    /// The provider could not tell whether the store works (upstream's
+    /// `ValidationResultUnknown` with an error): Ready, reason `ValidationUnknown`, and a
+    /// Warning event carrying the error; capabilities are not updated.
+    ValidationUnknown(String),
 }
 
 impl Outcome {
-    /// Whether the event is a warning, its reason and its message, as upstream records them.
+    /// Whether the event is a warning, its reason and its message, as upstream records them
+    /// (`validateStore` in pkg/controllers/secretstore/common.go): the error goes to the
+    /// event, never to the condition.
     pub fn event(&self) -> (bool, &'static str, String) {
         match self {
             Outcome::Valid(_) => (false, REASON_VALID, MESSAGE_STORE_VALIDATED.to_owned()),
-            Outcome::InvalidProviderConfig(message) => {
+            Outcome::InvalidProviderConfig(message) | Outcome::ValidationFailed(message) => {
                 (true, REASON_INVALID_PROVIDER_CONFIG, message.clone())
             }
-            Outcome::ValidationFailed(message) => {
-                (true, REASON_INVALID_PROVIDER_CONFIG, message.clone())
+            Outcome::ValidationUnknown(message) => {
+                (true, REASON_VALIDATION_UNKNOWN, message.clone())
             }
         }
     }
 
-    /// The `Ready` condition for this outcome (without a transition time).
-    fn condition(&self) -> (&'static str, &'static str, String) {
+    /// The `Ready` condition for this outcome (without a transition time): upstream's fixed
+    /// messages, without the error.
+    fn condition(&self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Outcome::Valid(_) => ("True", REASON_VALID, MESSAGE_STORE_VALIDATED.to_owned()),
-            Outcome::InvalidProviderConfig(message) => (
+            Outcome::Valid(_) => ("True", REASON_VALID, MESSAGE_STORE_VALIDATED),
+            Outcome::InvalidProviderConfig(_) => (
                 "False",
                 REASON_INVALID_PROVIDER_CONFIG,
-                format!("{MESSAGE_UNABLE_CREATE_CLIENT}: {message}"),
+                MESSAGE_UNABLE_CREATE_CLIENT,
             ),
-            Outcome::ValidationFailed(message) => (
+            Outcome::ValidationFailed(_) => (
                 "False",
                 REASON_INVALID_PROVIDER_CONFIG,
-                format!("{MESSAGE_UNABLE_VALIDATE_STORE}: {message}"),
+                MESSAGE_UNABLE_VALIDATE_STORE,
+            ),
+            Outcome::ValidationUnknown(_) => (
+                "True",
+                REASON_VALIDATION_UNKNOWN,
+                MESSAGE_VALIDATION_UNKNOWN,
             ),
         }
     }
@@ -89,7 +131,7 @@ pub fn next_status(
     let unchanged = old.is_some_and(|c| {
         c.status == status
             && c.reason.as_deref() == Some(reason)
-            && c.message.as_deref() == Some(message.as_str())
+            && c.message.as_deref() == Some(message)
     });
     let last_transition_time = match old {
         Some(old) if unchanged => old.last_transition_time.clone(),
@@ -100,7 +142,7 @@ pub fn next_status(
         r#type: CONDITION_READY.to_owned(),
         status: status.to_owned(),
         reason: Some(reason.to_owned()),
-        message: Some(message),
+        message: Some(message.to_owned()),
         last_transition_time,
     });
     if let Some(capabilities) = outcome.capabilities() {
@@ -198,7 +240,11 @@ mod tests {
         );
         assert_eq!(
             third.conditions[0].message.as_deref(),
-            Some("unable to validate store: connection refused")
+            Some("unable to validate store")
+        );
+        assert_eq!(
+            failed.event(),
+            (true, "InvalidProviderConfig", "connection refused".into())
         );
         assert_eq!(third.conditions[0].last_transition_time, Some(Time(later)));
         assert_eq!(third.capabilities.as_deref(), Some("ReadOnly"));
@@ -213,21 +259,69 @@ mod tests {
         let condition = &status.conditions[0];
         assert_eq!(condition.status, "False");
         assert_eq!(condition.reason.as_deref(), Some("InvalidProviderConfig"));
-        assert!(
-            condition
-                .message
-                .as_deref()
-                .unwrap()
-                .contains("\"aws\" is not supported")
+        assert_eq!(
+            condition.message.as_deref(),
+            Some("unable to create client")
         );
         assert_eq!(status.capabilities, None);
         assert_eq!(
             ready(Some(&status)),
             Some(("False", Some("InvalidProviderConfig")))
         );
-        let (warning, reason, _) = outcome.event();
+        let (warning, reason, message) = outcome.event();
         assert!(warning);
         assert_eq!(reason, "InvalidProviderConfig");
+        assert!(message.contains("\"aws\" is not supported"), "{message}");
+    }
+
+    /// Upstream `validateStore` (pkg/controllers/secretstore/common.go): a
+    /// `ValidationResultUnknown` with an error sets Ready=True, reason `ValidationUnknown`,
+    /// message `errValidationUnknownMsg`, and a Warning event with the error.
+    #[test]
+    fn validation_unknown_is_ready_with_a_warning() {
+        let valid = next_status(None, &Outcome::Valid(Capabilities::ReadOnly), now());
+        let unknown = Outcome::ValidationUnknown("unable to validate".into());
+        let status = next_status(Some(&valid), &unknown, now());
+        let condition = &status.conditions[0];
+        assert_eq!(condition.status, "True");
+        assert_eq!(condition.reason.as_deref(), Some("ValidationUnknown"));
+        assert_eq!(
+            condition.message.as_deref(),
+            Some("could not determine validation status")
+        );
+        assert_eq!(status.capabilities.as_deref(), Some("ReadOnly"), "kept");
+        assert_eq!(
+            unknown.event(),
+            (true, "ValidationUnknown", "unable to validate".into())
+        );
+    }
+
+    /// Upstream `reconcile` (pkg/controllers/secretstore/common.go): stores of a provider
+    /// registered `MaintenanceStatusNotMaintained` (v2.9: the fake) get a `StoreUnmaintained`
+    /// Warning unless annotated `external-secrets.io/ignore-maintenance-checks`.
+    #[test]
+    fn unmaintained_providers_warn_unless_ignored() {
+        let spec: SecretStoreSpec =
+            serde_json::from_value(serde_json::json!({"provider": {"fake": {"data": []}}}))
+                .unwrap();
+        let mut meta = ObjectMeta::default();
+        assert!(warn_unmaintained(&spec, &meta));
+        meta.annotations = Some([(ANNOTATION_IGNORE_MAINTENANCE.to_owned(), String::new())].into());
+        assert!(
+            !warn_unmaintained(&spec, &meta),
+            "the key alone silences it"
+        );
+        assert!(!warn_unmaintained(
+            &SecretStoreSpec::default(),
+            &ObjectMeta::default()
+        ));
+        assert_eq!(
+            unmaintained_event(),
+            (
+                "StoreUnmaintained",
+                "store isn't currently maintained. Please plan and prepare accordingly."
+            )
+        );
     }
 
     #[test]

@@ -109,6 +109,26 @@ pub fn check(kind: Kind, object: serde_json::Value) -> Result<(), Rejection> {
     problems.into_result().map_err(Rejection::Invalid)
 }
 
+/// The warnings (allowed, but said back to the client) for `object`, a `kind`: upstream's
+/// maintenance warning for stores of an unmaintained provider.
+pub fn warnings(kind: Kind, object: &serde_json::Value) -> Vec<String> {
+    let store = match kind {
+        Kind::SecretStore => serde_json::from_value::<SecretStore>(object.clone())
+            .ok()
+            .map(|store| (store.metadata.name, store.spec)),
+        Kind::ClusterSecretStore => serde_json::from_value::<ClusterSecretStore>(object.clone())
+            .ok()
+            .map(|store| (store.metadata.name, store.spec.0)),
+        _ => None,
+    };
+    store
+        .and_then(|(name, spec)| {
+            secret_store::maintenance_warning(name.as_deref().unwrap_or_default(), &spec)
+        })
+        .into_iter()
+        .collect()
+}
+
 /// The typed object, or where it departs from the schema.
 fn decode<T: DeserializeOwned>(kind: Kind, object: serde_json::Value) -> Result<T, Rejection> {
     serde_json::from_value(object)

@@ -37,6 +37,18 @@ pub fn check_spec(store: &StoreId, spec: &SecretStoreSpec, problems: &mut Proble
     }
 }
 
+/// Upstream's admission warning (`warnStoreUnmaintained` in secretstore_validator.go) for the
+/// store `name` when its provider is one upstream marks unmaintained (the ignore annotation
+/// only silences the controller's event, not this warning, as upstream).
+pub fn maintenance_warning(name: &str, spec: &SecretStoreSpec) -> Option<String> {
+    Backend::of(&spec.provider)
+        .ok()
+        .filter(|backend| !backend.maintained())
+        .map(|_| {
+            format!("store {name} isn't currently maintained. Please plan and prepare accordingly.")
+        })
+}
+
 /// Seconds (legacy integer form) or a Go duration, never negative.
 fn refresh_interval(interval: Option<&IntOrString>, problems: &mut Problems) {
     const FIELD: &str = "spec.refreshInterval";

@@ -12,7 +12,8 @@
 //! * Pushed values live in memory per store, survive client rebuilds (store edits), and may not
 //!   overwrite a value defined in the spec ("key already exists"). When the spec changes, its
 //!   entries are replaced while pushed values stay.
-//! * `validate` is `Ready` unless `validationResult` says otherwise (1 = Unknown, 2 = Error).
+//! * `validate` is `Ready` unless `validationResult` says otherwise (1 = Unknown, 2 = Error),
+//!   both with upstream's "unable to validate".
 //!
 //! Two deliberate differences: upstream shares pushed values between all stores of the same
 //! name, here memory is per store (kind, namespace, name); and upstream's `delete_secret` does
@@ -121,6 +122,11 @@ impl Provider for Fake {
 
     /// Clients ignore who uses them: one per ClusterSecretStore.
     fn depends_on_caller(&self, _: &FakeProvider) -> bool {
+        false
+    }
+
+    /// Upstream's fake `MaintenanceStatus()` is `MaintenanceStatusNotMaintained`.
+    fn maintained(&self) -> bool {
         false
     }
 
@@ -290,7 +296,10 @@ impl SecretsClient for FakeClient {
     async fn validate(&self) -> Result<ValidationResult> {
         match self.validation {
             Validation::Ready => Ok(ValidationResult::Ready),
-            Validation::Unknown => Ok(ValidationResult::Unknown),
+            // Upstream's fake returns the configured result with "unable to validate".
+            Validation::Unknown => Ok(ValidationResult::Undetermined(
+                "unable to validate".to_owned(),
+            )),
             Validation::Error => Err(ProviderError::invalid_config("unable to validate")),
         }
     }

@@ -365,6 +365,8 @@ async fn validation_result_is_configurable() {
             .unwrap(),
         ValidationResult::Ready
     );
+    // Upstream fake.go `Validate`: a configured non-Ready result comes with
+    // "unable to validate", so Unknown is the undetermined kind.
     spec.validation_result = Some(1);
     assert_eq!(
         backend
@@ -373,7 +375,7 @@ async fn validation_result_is_configurable() {
             .validate()
             .await
             .unwrap(),
-        ValidationResult::Unknown
+        ValidationResult::Undetermined("unable to validate".to_owned())
     );
     spec.validation_result = Some(2);
     let error = backend
