@@ -16,7 +16,12 @@
 //!   without the secret text they quote.
 
 pub mod backends;
-#[cfg(any(feature = "kubernetes", feature = "vault", feature = "webhook"))]
+#[cfg(any(
+    feature = "kubernetes",
+    feature = "vault",
+    feature = "webhook",
+    feature = "gitlab"
+))]
 mod ca;
 pub mod cache;
 pub mod client;

@@ -13,6 +13,8 @@ pub mod crd;
 pub mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcpsm;
+#[cfg(feature = "gitlab")]
+pub mod gitlab;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]

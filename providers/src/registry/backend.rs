@@ -127,6 +127,13 @@ impl<'a> Backend<'a> {
         );
         served!(
             found,
+            gitlab,
+            "gitlab",
+            "gitlab",
+            crate::backends::gitlab::Gitlab
+        );
+        served!(
+            found,
             kubernetes,
             "kubernetes",
             "kubernetes",
@@ -169,7 +176,6 @@ impl<'a> Backend<'a> {
             yandexcertificatemanager => "yandexcertificatemanager",
             yandexlockbox => "yandexlockbox",
             github => "github",
-            gitlab => "gitlab",
             onepassword_sdk => "onepasswordSDK",
             senhasegura => "senhasegura",
             scaleway => "scaleway",

@@ -20,6 +20,8 @@ pub mod crd;
 mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcp;
+#[cfg(feature = "gitlab")]
+pub mod gitlab;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]
@@ -69,6 +71,12 @@ pub trait Harness: Send + Sync {
     /// Where the provider pushes the suite's secret `key` (most: the key itself).
     fn push_ref(&self, key: &str) -> PushRemoteRef {
         PushRemoteRef::new(key)
+    }
+
+    /// How the backend spells a name (a key, or a find's name expression) the suite uses (most:
+    /// unchanged; GitLab variable keys have `_` where the suite has `-`).
+    fn remote_name(&self, name: &str) -> String {
+        name.to_owned()
     }
 
     /// How a seeded `value` comes back from a find (most: unchanged).
@@ -126,6 +134,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(azurekv::AzureKvHarness));
     #[cfg(feature = "onepassword")]
     all.push(Box::new(onepassword::OnePasswordHarness));
+    #[cfg(feature = "gitlab")]
+    all.push(Box::new(gitlab::GitlabHarness));
     all
 }
 
