@@ -132,19 +132,25 @@ fn error(status: StatusCode, message: &str) -> Response {
 }
 
 /// The data, if the request carries the fake's token.
-fn authorized<'a>(data: &'a Shared, headers: &HeaderMap) -> Result<MutexGuard<'a, Data>, Response> {
+fn authorized<'a>(
+    data: &'a Shared,
+    headers: &HeaderMap,
+) -> Result<MutexGuard<'a, Data>, Box<Response>> {
     let data = lock(data);
     let token = header(headers, "private-token").or_else(|| bearer(headers));
     if token == Some(data.token.as_str()) {
         Ok(data)
     } else {
-        Err(error(StatusCode::UNAUTHORIZED, "401 Unauthorized"))
+        Err(Box::new(error(
+            StatusCode::UNAUTHORIZED,
+            "401 Unauthorized",
+        )))
     }
 }
 
 impl Data {
     /// The owner an `:id` (numeric or full path) names, or GitLab's 404.
-    fn owner(&self, project: bool, id: &str) -> Result<Owner, Response> {
+    fn owner(&self, project: bool, id: &str) -> Result<Owner, Box<Response>> {
         let found = if project {
             self.projects
                 .iter()
@@ -161,7 +167,7 @@ impl Data {
         } else {
             "404 Group Not Found"
         };
-        found.ok_or_else(|| error(StatusCode::NOT_FOUND, missing))
+        found.ok_or_else(|| Box::new(error(StatusCode::NOT_FOUND, missing)))
     }
 }
 
@@ -247,11 +253,11 @@ fn list(
 ) -> Response {
     let data = match authorized(data, headers) {
         Ok(data) => data,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let owner = match data.owner(project, id) {
         Ok(owner) => owner,
-        Err(missing) => return missing,
+        Err(missing) => return *missing,
     };
     let items = data
         .variables
@@ -271,11 +277,11 @@ fn one(
 ) -> Response {
     let data = match authorized(data, headers) {
         Ok(data) => data,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let owner = match data.owner(project, &id) {
         Ok(owner) => owner,
-        Err(missing) => return missing,
+        Err(missing) => return *missing,
     };
     let scope = query_pairs(query)
         .into_iter()
@@ -342,7 +348,7 @@ async fn project_groups(
 ) -> Response {
     let data = match authorized(&data, &headers) {
         Ok(data) => data,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let Ok(Owner::Project(number)) = data.owner(true, &id) else {
         return error(StatusCode::NOT_FOUND, "404 Project Not Found");

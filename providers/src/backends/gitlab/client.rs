@@ -304,7 +304,7 @@ mod tests {
             matches(&variable("DB", "w", "*"), Some("dev"), &name),
             (true, true)
         );
-        assert_eq!(matches(&variable("X", "w", "*"), None, &name).0, false);
+        assert!(!matches(&variable("X", "w", "*"), None, &name).0);
     }
 
     #[test]
