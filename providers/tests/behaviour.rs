@@ -42,7 +42,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "gcpsm",
             feature = "azurekv",
             feature = "onepassword",
-            feature = "gitlab"
+            feature = "gitlab",
+            feature = "delinea"
         ))
     );
 }

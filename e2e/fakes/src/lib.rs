@@ -9,6 +9,7 @@
 
 pub mod azure_identity;
 pub mod azure_keyvault;
+pub mod delinea;
 pub mod gitlab;
 pub mod google;
 pub mod onepassword;

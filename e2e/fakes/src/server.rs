@@ -1,6 +1,7 @@
 //! The frame every contract fake runs on: an axum router served over HTTPS on 127.0.0.1 with a
-//! certificate from a CA made for the occasion, plus a log of every request (method, path,
-//! query, headers) for assertions on what a client sent.
+//! certificate from a CA made for the occasion (one per process, shared by every fake, so one
+//! `SSL_CERT_FILE` trusts them all), plus a log of every request (method, path, query, headers)
+//! for assertions on what a client sent.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -120,16 +121,41 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
     header(headers, "authorization").and_then(|value| value.strip_prefix("Bearer "))
 }
 
-/// A fresh CA and a server certificate it signed for 127.0.0.1 and localhost.
+/// The CA every fake of this process presents certificates of: one per process, so that
+/// backends without a CA field (trusting the system roots through `SSL_CERT_FILE`, one file per
+/// process) can talk to several fakes at once.
+struct ProcessCa {
+    params: rcgen::CertificateParams,
+    key_pem: String,
+    pem: String,
+}
+
+fn process_ca() -> Result<&'static ProcessCa, Box<dyn std::error::Error + Send + Sync>> {
+    static CA: std::sync::OnceLock<Result<ProcessCa, String>> = std::sync::OnceLock::new();
+    let made = CA.get_or_init(|| {
+        let make = || -> Result<ProcessCa, rcgen::Error> {
+            let key = rcgen::KeyPair::generate()?;
+            let mut params = rcgen::CertificateParams::new(Vec::<String>::new())?;
+            params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+            params
+                .distinguished_name
+                .push(rcgen::DnType::CommonName, "contract-fakes CA");
+            let certificate = params.self_signed(&key)?;
+            Ok(ProcessCa {
+                params,
+                key_pem: key.serialize_pem(),
+                pem: certificate.pem(),
+            })
+        };
+        make().map_err(|error| error.to_string())
+    });
+    made.as_ref().map_err(|error| error.clone().into())
+}
+
+/// A server certificate for 127.0.0.1 and localhost, signed by the process's CA.
 fn tls_acceptor() -> Result<(TlsAcceptor, String), Box<dyn std::error::Error + Send + Sync>> {
-    let ca_key = rcgen::KeyPair::generate()?;
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new())?;
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, "contract-fakes CA");
-    let ca = ca_params.self_signed(&ca_key)?;
-    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let ca = process_ca()?;
+    let issuer = rcgen::Issuer::new(ca.params.clone(), rcgen::KeyPair::from_pem(&ca.key_pem)?);
     let server_key = rcgen::KeyPair::generate()?;
     let mut server_params =
         rcgen::CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])?;
@@ -146,7 +172,7 @@ fn tls_acceptor() -> Result<(TlsAcceptor, String), Box<dyn std::error::Error + S
         vec![CertificateDer::from(server.der().to_vec())],
         PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(server_key.serialize_der())),
     )?;
-    Ok((TlsAcceptor::from(Arc::new(config)), ca.pem()))
+    Ok((TlsAcceptor::from(Arc::new(config)), ca.pem.clone()))
 }
 
 /// TCP connections after a TLS handshake; failed handshakes are dropped.

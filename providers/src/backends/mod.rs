@@ -9,6 +9,8 @@ pub mod aws;
 pub mod azurekv;
 #[cfg(feature = "crd")]
 pub mod crd;
+#[cfg(feature = "delinea")]
+pub mod delinea;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "gcpsm")]

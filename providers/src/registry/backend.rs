@@ -117,6 +117,13 @@ impl<'a> Backend<'a> {
             "azurekv",
             crate::backends::azurekv::AzureKv
         );
+        served!(
+            found,
+            delinea,
+            "delinea",
+            "delinea",
+            crate::backends::delinea::Delinea
+        );
         served!(found, fake, "fake", "fake", crate::backends::fake::Fake);
         served!(
             found,
@@ -184,7 +191,6 @@ impl<'a> Backend<'a> {
             onboardbase => "onboardbase",
             keepersecurity => "keepersecurity",
             conjur => "conjur",
-            delinea => "delinea",
             secretserver => "secretserver",
             chef => "chef",
             pulumi => "pulumi",

@@ -16,6 +16,8 @@ pub mod azurekv;
 pub mod bao_process;
 #[cfg(feature = "crd")]
 pub mod crd;
+#[cfg(feature = "delinea")]
+pub mod delinea;
 #[cfg(feature = "fake")]
 mod fake;
 #[cfg(feature = "gcpsm")]
@@ -136,6 +138,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(onepassword::OnePasswordHarness));
     #[cfg(feature = "gitlab")]
     all.push(Box::new(gitlab::GitlabHarness));
+    #[cfg(feature = "delinea")]
+    all.push(Box::new(delinea::DelineaHarness::new()));
     all
 }
 
