@@ -27,21 +27,8 @@ pub const CLIENT_SECRET: &str = "dsv-client-secret";
 pub fn fake() -> &'static DelineaFake {
     static FAKE: OnceLock<DelineaFake> = OnceLock::new();
     FAKE.get_or_init(|| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime for the DSV fake");
-            runtime.block_on(async move {
-                let fake = DelineaFake::start(CLIENT_ID, CLIENT_SECRET)
-                    .await
-                    .expect("starting the DSV fake");
-                sender.send(fake).expect("handing the fake over");
-                std::future::pending::<()>().await;
-            });
-        });
-        let fake = receiver.recv().expect("the DSV fake started");
+        let fake =
+            super::fake_on_own_runtime("DSV", || DelineaFake::start(CLIENT_ID, CLIENT_SECRET));
         let ca = std::env::temp_dir().join(format!("delinea-fake-ca-{}.pem", std::process::id()));
         std::fs::write(&ca, &fake.server.ca_pem).expect("writing the fake's CA");
         // SAFETY: set before the first DSV client loads the trust roots; the value is the

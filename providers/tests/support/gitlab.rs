@@ -1,6 +1,5 @@
-//! The `gitlab` harness: one GitLab contract fake per test process (its own thread and
-//! runtime, so it outlives each test's runtime), trusted through the store's `caBundle`, and
-//! one fresh project per client.
+//! The `gitlab` harness: one GitLab contract fake per test process (on a runtime of its own),
+//! trusted through the store's `caBundle`, and one fresh project per client.
 //!
 //! The suite's key `k` is the project variable `k` with `-` written `_` (GitLab keys have no
 //! hyphens, and the backend reads `a-b` as `a_b`, as upstream), in the `*` scope.
@@ -23,23 +22,7 @@ pub const TOKEN: &str = "glpat-token-for-tests";
 /// The process's fake GitLab, started on first use.
 pub fn fake() -> &'static GitlabFake {
     static FAKE: OnceLock<GitlabFake> = OnceLock::new();
-    FAKE.get_or_init(|| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime for the GitLab fake");
-            runtime.block_on(async move {
-                let fake = GitlabFake::start(TOKEN)
-                    .await
-                    .expect("starting the GitLab fake");
-                sender.send(fake).expect("handing the fake over");
-                std::future::pending::<()>().await;
-            });
-        });
-        receiver.recv().expect("the GitLab fake started")
-    })
+    FAKE.get_or_init(|| super::fake_on_own_runtime("GitLab", || GitlabFake::start(TOKEN)))
 }
 
 /// A project or group id no other test uses.

@@ -178,6 +178,33 @@ pub async fn client_with_source(
         .expect("client builds")
 }
 
+/// Starts a contract fake with `start` on a thread and runtime of its own, so that it outlives
+/// each test's runtime and serves every test of the process; `what` names it in panics.
+pub fn fake_on_own_runtime<T, Start, Started>(what: &'static str, start: Start) -> T
+where
+    T: Send + 'static,
+    Start: FnOnce() -> Started + Send + 'static,
+    Started: std::future::Future<Output = std::io::Result<T>>,
+{
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|error| panic!("runtime for the {what} fake: {error}"));
+        runtime.block_on(async move {
+            let fake = start()
+                .await
+                .unwrap_or_else(|error| panic!("starting the {what} fake: {error}"));
+            sender.send(fake).expect("handing the fake over");
+            std::future::pending::<()>().await;
+        });
+    });
+    receiver
+        .recv()
+        .unwrap_or_else(|_| panic!("the {what} fake did not start"))
+}
+
 /// A store name no other test uses.
 pub fn unique_name(prefix: &str) -> String {
     use std::sync::atomic::{AtomicU32, Ordering};

@@ -29,21 +29,7 @@ pub const TOKEN: &str = "connect-token-for-tests";
 pub fn fake() -> &'static OnePasswordFake {
     static FAKE: OnceLock<OnePasswordFake> = OnceLock::new();
     FAKE.get_or_init(|| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime for the 1Password fake");
-            runtime.block_on(async move {
-                let fake = OnePasswordFake::start(TOKEN, &[])
-                    .await
-                    .expect("starting the 1Password fake");
-                sender.send(fake).expect("handing the fake over");
-                std::future::pending::<()>().await;
-            });
-        });
-        let fake = receiver.recv().expect("the 1Password fake started");
+        let fake = super::fake_on_own_runtime("1Password", || OnePasswordFake::start(TOKEN, &[]));
         let ca =
             std::env::temp_dir().join(format!("onepassword-fake-ca-{}.pem", std::process::id()));
         std::fs::write(&ca, &fake.server.ca_pem).expect("writing the fake's CA");

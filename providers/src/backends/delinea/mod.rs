@@ -33,7 +33,7 @@ use external_secrets_crds::v1::DelineaProvider;
 use self::api::{Config, DEFAULT_TLD, DEFAULT_URL_TEMPLATE, Dsv};
 use self::client::DelineaClient;
 use crate::client::{Capabilities, SharedClient};
-use crate::credentials::{CredentialResolver, Referent};
+use crate::credentials::{CredentialResolver, Referent, check_selector_namespace};
 use crate::error::{ProviderError, Result};
 use crate::provider::{ClientContext, Provider};
 use crate::store::{StoreId, StoreKind};
@@ -144,16 +144,7 @@ fn validate_credential(
     if !value.is_empty() {
         return Err("cannot specify both value and reference".into());
     }
-    if store.kind == StoreKind::SecretStore
-        && let Some(namespace) = selector.namespace.as_deref()
-        && Some(namespace) != store.namespace.as_deref()
-    {
-        return Err(
-            "namespace should either be empty or match the namespace of the \
-                    SecretStore for a namespaced SecretStore"
-                .into(),
-        );
-    }
+    check_selector_namespace(store, selector.namespace.as_deref(), Referent::Allowed)?;
     if selector.name.as_deref().unwrap_or_default().is_empty() {
         return Err("must specify a secret name".into());
     }

@@ -38,10 +38,10 @@ use external_secrets_crds::v1::GitlabProvider;
 use self::api::Api;
 use self::client::GitlabClient;
 use crate::client::{Capabilities, SharedClient};
-use crate::credentials::Referent;
+use crate::credentials::{Referent, check_selector_namespace};
 use crate::error::{ProviderError, Result};
 use crate::provider::{ClientContext, Provider};
-use crate::store::{StoreId, StoreKind};
+use crate::store::StoreId;
 
 /// The `gitlab` backend.
 #[derive(Debug, Clone, Copy)]
@@ -106,21 +106,7 @@ fn validate_store(spec: &GitlabProvider, store: &StoreId) -> std::result::Result
         .access_token
         .clone()
         .unwrap_or_default();
-    match (store.kind, selector.namespace.as_deref()) {
-        (StoreKind::ClusterSecretStore, None) => {
-            return Err("cluster scope requires namespace".into());
-        }
-        (StoreKind::SecretStore, Some(namespace))
-            if Some(namespace) != store.namespace.as_deref() =>
-        {
-            return Err(
-                "namespace should either be empty or match the namespace of the \
-                        SecretStore for a namespaced SecretStore"
-                    .into(),
-            );
-        }
-        _ => {}
-    }
+    check_selector_namespace(store, selector.namespace.as_deref(), Referent::Forbidden)?;
     if spec.project_id.as_deref().unwrap_or_default().is_empty() && spec.group_i_ds.is_empty() {
         return Err("projectID and groupIDs must not both be empty".into());
     }
