@@ -21,7 +21,8 @@ pub mod backends;
     feature = "vault",
     feature = "webhook",
     feature = "infisical",
-    feature = "akeyless"
+    feature = "akeyless",
+    feature = "gitlab"
 ))]
 mod ca;
 pub mod cache;

@@ -44,7 +44,9 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "onepassword",
             feature = "infisical",
             feature = "akeyless",
-            feature = "doppler"
+            feature = "doppler",
+            feature = "gitlab",
+            feature = "delinea"
         ))
     );
 }
@@ -114,7 +116,8 @@ async fn find_by_name_regexp() {
         let client = harness
             .client(&[("db-one", "1"), ("db-two", "2"), ("cache", "3")])
             .await;
-        let result = client.get_all_secrets(&Find::by_name("^db-")).await;
+        let find = Find::by_name(harness.remote_name("^db-"));
+        let result = client.get_all_secrets(&find).await;
         if harness.features().find_by_name {
             let found: Vec<(String, String)> = result
                 .unwrap()
@@ -124,8 +127,8 @@ async fn find_by_name_regexp() {
             assert_eq!(
                 found,
                 [
-                    ("db-one".to_owned(), harness.found_value("1")),
-                    ("db-two".to_owned(), harness.found_value("2"))
+                    (harness.remote_name("db-one"), harness.found_value("1")),
+                    (harness.remote_name("db-two"), harness.found_value("2"))
                 ],
                 "{}",
                 harness.name()

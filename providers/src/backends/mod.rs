@@ -11,12 +11,16 @@ pub mod aws;
 pub mod azurekv;
 #[cfg(feature = "crd")]
 pub mod crd;
+#[cfg(feature = "delinea")]
+pub mod delinea;
 #[cfg(feature = "doppler")]
 pub mod doppler;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcpsm;
+#[cfg(feature = "gitlab")]
+pub mod gitlab;
 #[cfg(feature = "infisical")]
 pub mod infisical;
 #[cfg(feature = "kubernetes")]

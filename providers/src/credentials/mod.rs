@@ -108,6 +108,30 @@ pub enum Referent {
     Forbidden,
 }
 
+/// Upstream's `ValidateSecretSelector` (with [`Referent::Forbidden`]) and
+/// `ValidateReferentSecretSelector` (with [`Referent::Allowed`]): the admission-time check of
+/// the namespace a reference of `store` names, with upstream's message when it is refused.
+pub fn check_selector_namespace(
+    store: &StoreId,
+    namespace: Option<&str>,
+    referent: Referent,
+) -> std::result::Result<(), &'static str> {
+    match (store.kind, namespace, referent) {
+        (StoreKind::ClusterSecretStore, None, Referent::Forbidden) => {
+            Err("cluster scope requires namespace")
+        }
+        (StoreKind::SecretStore, Some(namespace), _)
+            if Some(namespace) != store.namespace.as_deref() =>
+        {
+            Err(
+                "namespace should either be empty or match the namespace of the SecretStore \
+                 for a namespaced SecretStore",
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Resolves a store's references under the namespace rules of that store.
 #[derive(Clone)]
 pub struct CredentialResolver {

@@ -117,6 +117,13 @@ impl<'a> Backend<'a> {
             "azurekv",
             crate::backends::azurekv::AzureKv
         );
+        served!(
+            found,
+            delinea,
+            "delinea",
+            "delinea",
+            crate::backends::delinea::Delinea
+        );
         served!(found, fake, "fake", "fake", crate::backends::fake::Fake);
         served!(
             found,
@@ -131,6 +138,13 @@ impl<'a> Backend<'a> {
             "gcpsm",
             "gcpsm",
             crate::backends::gcpsm::Gcpsm
+        );
+        served!(
+            found,
+            gitlab,
+            "gitlab",
+            "gitlab",
+            crate::backends::gitlab::Gitlab
         );
         served!(
             found,
@@ -189,7 +203,6 @@ impl<'a> Backend<'a> {
             yandexcertificatemanager => "yandexcertificatemanager",
             yandexlockbox => "yandexlockbox",
             github => "github",
-            gitlab => "gitlab",
             onepassword_sdk => "onepasswordSDK",
             senhasegura => "senhasegura",
             scaleway => "scaleway",
@@ -197,7 +210,6 @@ impl<'a> Backend<'a> {
             onboardbase => "onboardbase",
             keepersecurity => "keepersecurity",
             conjur => "conjur",
-            delinea => "delinea",
             secretserver => "secretserver",
             chef => "chef",
             pulumi => "pulumi",

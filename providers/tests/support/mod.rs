@@ -20,12 +20,16 @@ pub mod bao_process;
 pub mod crd;
 #[cfg(feature = "doppler")]
 pub mod doppler;
+#[cfg(feature = "delinea")]
+pub mod delinea;
 #[cfg(feature = "fake")]
 mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcp;
 #[cfg(feature = "infisical")]
 pub mod infisical;
+#[cfg(feature = "gitlab")]
+pub mod gitlab;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]
@@ -75,6 +79,12 @@ pub trait Harness: Send + Sync {
     /// Where the provider pushes the suite's secret `key` (most: the key itself).
     fn push_ref(&self, key: &str) -> PushRemoteRef {
         PushRemoteRef::new(key)
+    }
+
+    /// How the backend spells a name (a key, or a find's name expression) the suite uses (most:
+    /// unchanged; GitLab variable keys have `_` where the suite has `-`).
+    fn remote_name(&self, name: &str) -> String {
+        name.to_owned()
     }
 
     /// How a seeded `value` comes back from a find (most: unchanged).
@@ -138,6 +148,10 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(akeyless::AkeylessHarness));
     #[cfg(feature = "doppler")]
     all.push(Box::new(doppler::DopplerHarness));
+    #[cfg(feature = "gitlab")]
+    all.push(Box::new(gitlab::GitlabHarness));
+    #[cfg(feature = "delinea")]
+    all.push(Box::new(delinea::DelineaHarness::new()));
     all
 }
 
@@ -183,26 +197,6 @@ where
     Fake: Send + 'static,
     Start: FnOnce() -> Started + Send + 'static,
     Started: std::future::Future<Output = std::io::Result<Fake>>,
-{
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap_or_else(|error| panic!("runtime for the {what} fake: {error}"));
-        runtime.block_on(async move {
-            let fake = start()
-                .await
-                .unwrap_or_else(|error| panic!("starting the {what} fake: {error}"));
-            let _ = sender.send(fake);
-            std::future::pending::<()>().await;
-        });
-    });
-    receiver
-        .recv()
-        .unwrap_or_else(|_| panic!("the {what} fake did not start"))
-}
-
 /// Makes the system trust roots of this process include the contract fakes' CA `pem`, for
 /// backends without a CA field (as upstream's): writes it to a file `SSL_CERT_FILE` names.
 /// Every fake of a process shares that CA, so harnesses calling this name the same one.

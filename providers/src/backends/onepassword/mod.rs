@@ -41,10 +41,10 @@ use external_secrets_crds::v1::OnePasswordProvider;
 use self::client::OnePasswordClient;
 use self::connect::Connect;
 use crate::client::SharedClient;
-use crate::credentials::Referent;
+use crate::credentials::{Referent, check_selector_namespace};
 use crate::error::{ProviderError, Result};
 use crate::provider::{ClientContext, Provider};
-use crate::store::{StoreId, StoreKind};
+use crate::store::StoreId;
 
 /// The `onepassword` backend.
 #[derive(Debug, Clone, Copy)]
@@ -96,21 +96,7 @@ fn validate_store(spec: &OnePasswordProvider, store: &StoreId) -> std::result::R
             "missing: spec.provider.onepassword.auth.secretRef.connectTokenSecretRef.key".into(),
         );
     }
-    match (store.kind, selector.namespace.as_deref()) {
-        (StoreKind::ClusterSecretStore, None) => {
-            return Err("cluster scope requires namespace".into());
-        }
-        (StoreKind::SecretStore, Some(namespace))
-            if Some(namespace) != store.namespace.as_deref() =>
-        {
-            return Err(
-                "namespace should either be empty or match the namespace of the \
-                        SecretStore for a namespaced SecretStore"
-                    .into(),
-            );
-        }
-        _ => {}
-    }
+    check_selector_namespace(store, selector.namespace.as_deref(), Referent::Forbidden)?;
     if spec.vaults.is_empty() {
         return Err("must be at least one vault: spec.provider.onepassword.vaults".into());
     }
