@@ -4,7 +4,8 @@
 //! key read from a Secret (its tokens from the Google token endpoint contract fake), syncs an
 //! ExternalSecret from a seeded secret, follows a new version, and pushes a PushSecret's value
 //! (created with the ownership label) that a second ExternalSecret reads back; deleting the
-//! PushSecret deletes the pushed secret.
+//! PushSecret deletes the pushed secret. A `GCRAccessToken` generator (directly and inside a
+//! `ClusterGenerator`) fills ExternalSecrets with registry logins from the same key.
 //!
 //! Cluster-agnostic: only the controller talks to cloudbox and the fake, and it runs here.
 
@@ -199,6 +200,118 @@ async fn external_secrets_sync_from_cloudbox_and_push_secrets_round_trip() -> an
         "the controller authenticated at the token endpoint"
     );
 
+    controller.stop().await?;
+    namespace.delete().await
+}
+
+/// A `dataFrom` ExternalSecret named `name` filled by the generator `kind`/`generator`.
+fn generated(name: &str, kind: &str, generator: &str) -> Value {
+    json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": name},
+        "spec": {
+            "refreshInterval": "1h",
+            "target": {"name": name},
+            "dataFrom": [{"sourceRef": {"generatorRef": {
+                "apiVersion": "generators.external-secrets.io/v1alpha1",
+                "kind": kind, "name": generator}}}],
+        },
+    })
+}
+
+#[tokio::test]
+async fn gcr_access_tokens_fill_data_from() -> anyhow::Result<()> {
+    use external_secrets_crds::generators::{ClusterGenerator, GcrAccessToken};
+
+    let key: Value = serde_json::from_str(KEY_FILE)?;
+    let pem = key["private_key"].as_str().unwrap_or_default();
+    let tokens = TokenEndpoint::start(ACCOUNT, pem).await?;
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "gcr").await?;
+    let class = unique_name("e2e-gcr");
+    let controller = ControllerProcess::start(&cluster, &class, &[]).await?;
+    let key_secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "gcp-key"},
+        "stringData": {"key.json": KEY_FILE.replace("TOKEN_URI", &tokens.token_uri())},
+    }))?;
+    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    secrets.create(&PostParams::default(), &key_secret).await?;
+    let spec = json!({
+        "projectID": PROJECT,
+        "auth": {"secretRef": {"secretAccessKeySecretRef": {"name": "gcp-key", "key": "key.json"}}},
+    });
+    let generator: GcrAccessToken = serde_json::from_value(json!({
+        "apiVersion": "generators.external-secrets.io/v1alpha1",
+        "kind": "GCRAccessToken",
+        "metadata": {"name": "registry"},
+        "spec": spec,
+    }))?;
+    Api::<GcrAccessToken>::namespaced(cluster.client.clone(), &namespace.name)
+        .create(&PostParams::default(), &generator)
+        .await?;
+    // The same spec inside a ClusterGenerator: its key resolves in the ExternalSecret's namespace.
+    let cluster_generator_name = unique_name("gcr");
+    let wrapped: ClusterGenerator = serde_json::from_value(json!({
+        "apiVersion": "generators.external-secrets.io/v1alpha1",
+        "kind": "ClusterGenerator",
+        "metadata": {"name": cluster_generator_name},
+        "spec": {"kind": "GCRAccessToken", "generator": {"gcrAccessTokenSpec": spec}},
+    }))?;
+    let cluster_generators: Api<ClusterGenerator> = Api::all(cluster.client.clone());
+    cluster_generators
+        .create(&PostParams::default(), &wrapped)
+        .await?;
+
+    let external_secrets: Api<ExternalSecret> =
+        Api::namespaced(cluster.client.clone(), &namespace.name);
+    for (name, kind, generator) in [
+        ("direct", "GCRAccessToken", "registry"),
+        (
+            "wrapped",
+            "ClusterGenerator",
+            cluster_generator_name.as_str(),
+        ),
+    ] {
+        let manifest = generated(name, kind, generator);
+        external_secrets
+            .create(&PostParams::default(), &serde_json::from_value(manifest)?)
+            .await?;
+    }
+    let mut passwords = Vec::new();
+    for name in ["direct", "wrapped"] {
+        let data = eventually(WAIT, "registry login generated", || async {
+            Ok(secrets
+                .get_opt(name)
+                .await?
+                .map(|secret| string_data(&secret)))
+        })
+        .await
+        .map_err(|error| error.context(controller.log()))?;
+        assert_eq!(
+            data.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["expiry", "password", "username"]
+        );
+        assert_eq!(data["username"], "oauth2accesstoken");
+        assert!(
+            data["password"].starts_with("ya29.fake-"),
+            "a token the endpoint issued"
+        );
+        let expiry: u64 = data["expiry"].parse()?;
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
+        assert!(expiry > now.as_secs(), "expiry is a future Unix time");
+        passwords.push(data["password"].clone());
+    }
+    assert_ne!(
+        passwords[0], passwords[1],
+        "each generation asks for a token"
+    );
+    assert!(tokens.issued() >= 2);
+
+    cluster_generators
+        .delete(&cluster_generator_name, &DeleteParams::default())
+        .await?;
     controller.stop().await?;
     namespace.delete().await
 }

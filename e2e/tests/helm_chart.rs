@@ -256,6 +256,7 @@ async fn default_values_install_our_crds_and_least_privilege_rbac() -> anyhow::R
         "vaultdynamicsecrets",
         "stssessiontokens",
         "ecrauthorizationtokens",
+        "gcraccesstokens",
         "webhooks",
         "mfas",
         "clustergenerators",
@@ -558,6 +559,7 @@ async fn scoped_rbac_and_cert_manager_values() -> anyhow::Result<()> {
             "vaultdynamicsecrets",
             "stssessiontokens",
             "ecrauthorizationtokens",
+            "gcraccesstokens",
             "webhooks",
             "mfas"
         ]

@@ -343,3 +343,6 @@ async fn workload_identity_exchanges_a_service_account_token() {
     );
     drop(loopback);
 }
+
+#[path = "gcp/access_token.rs"]
+mod access_token;

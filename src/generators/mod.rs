@@ -2,7 +2,7 @@
 //! of reading them from a store, used through an ExternalSecret's
 //! `dataFrom[].sourceRef.generatorRef` (and a PushSecret's `selector.generatorRef`). This build
 //! generates with `Password`, `UUID`, `Fake`, `SSHKey`, `VaultDynamicSecret`,
-//! `STSSessionToken`, `ECRAuthorizationToken`, `Webhook` and `MFA`, directly or wrapped in a
+//! `STSSessionToken`, `ECRAuthorizationToken`, `GCRAccessToken`, `Webhook` and `MFA`, directly or wrapped in a
 //! `ClusterGenerator`; other kinds are refused by name. One module per kind; the network kinds
 //! call the provider code of their backend (its clients and authentication).
 //!
@@ -21,6 +21,7 @@
 mod ecr_authorization_token;
 mod error;
 mod fake;
+mod gcr_access_token;
 mod mfa;
 mod password;
 mod random;
@@ -130,6 +131,7 @@ fn generator(kind: GeneratorRefKind) -> Result<&'static dyn DynGenerator, Error>
         Kind::VaultDynamicSecret => Ok(&vault_dynamic_secret::VaultDynamicSecretGenerator),
         Kind::StsSessionToken => Ok(&sts_session_token::StsSessionTokenGenerator),
         Kind::EcrAuthorizationToken => Ok(&ecr_authorization_token::EcrAuthorizationTokenGenerator),
+        Kind::GcrAccessToken => Ok(&gcr_access_token::GcrAccessTokenGenerator),
         Kind::Webhook => Ok(&webhook::WebhookGenerator),
         Kind::Mfa => Ok(&mfa::MfaGenerator),
         // A ClusterGenerator wraps one of the above; it does not generate by itself.
@@ -137,7 +139,6 @@ fn generator(kind: GeneratorRefKind) -> Result<&'static dyn DynGenerator, Error>
         | Kind::AcrAccessToken
         | Kind::BeyondtrustWorkloadCredentialsDynamicSecret
         | Kind::CloudsmithAccessToken
-        | Kind::GcrAccessToken
         | Kind::GithubAccessToken
         | Kind::GitlabDeployToken
         | Kind::QuayAccessToken
@@ -361,13 +362,13 @@ mod tests {
             missing,
             "could not get generator: Password \"none\" not found"
         );
-        let gcr = generate(&objects, "ns", &reference("GCRAccessToken", "x"))
+        let quay = generate(&objects, "ns", &reference("QuayAccessToken", "x"))
             .await
             .unwrap_err()
             .to_string();
         assert_eq!(
-            gcr,
-            "generator kind \"GCRAccessToken\" is not supported by this build"
+            quay,
+            "generator kind \"QuayAccessToken\" is not supported by this build"
         );
     }
 

@@ -169,7 +169,8 @@ impl TokenSource {
         Ok(header)
     }
 
-    async fn fetch(&self) -> Result<(SecretValue, Duration)> {
+    /// A fresh token and its lifetime, bypassing the cache (one-off callers: the generator).
+    pub(super) async fn fetch(&self) -> Result<(SecretValue, Duration)> {
         let request = match &self.method {
             Method::Key(key) => {
                 let assertion = key.assertion(now_seconds())?;

@@ -8,6 +8,8 @@
 //!   default chain) and `workload_identity`.
 //!   A ClusterSecretStore whose key reference has no namespace resolves it in the namespace of
 //!   the object using it (referent auth); validating such a store without one is `Unknown`.
+//! * `access_token`: the same credentials as a one-off token, for the `GCRAccessToken`
+//!   generator.
 //! * Reads, find: see `read`. Push, delete, exists: see `push`.
 //! * `validate`: credentials were checked when the client was built (a token was obtained, as
 //!   upstream's `NewClient` does), so a built client is `Ready`. Capabilities: ReadWrite.
@@ -15,6 +17,7 @@
 //! Client library: Google's REST API through `reqwest` rather than the official
 //! `google-cloud-secretmanager-v1` crate; `providers/Cargo.toml` says why.
 
+mod access_token;
 mod api;
 mod auth;
 mod config;
@@ -39,6 +42,7 @@ use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use crate::store::{StoreId, StoreKind};
 use crate::value::{SecretMap, SecretValue};
 
+pub use self::access_token::{REGISTRY_USERNAME, generate_access_token};
 pub use self::config::{
     ENDPOINT_VARIABLE, Endpoints, IAM_CREDENTIALS_VARIABLE, SECURE_TOKEN_VARIABLE, validate_store,
 };
