@@ -10,5 +10,6 @@
 pub mod azure_identity;
 pub mod azure_keyvault;
 pub mod google;
+pub mod google_sts;
 pub mod onepassword;
 pub mod server;

@@ -40,7 +40,8 @@ fn endpoints(url: &str) -> Endpoints {
     Endpoints {
         secret_manager: url.clone(),
         secure_token: url.clone(),
-        iam_credentials: url,
+        iam_credentials: url.clone(),
+        sts: url,
     }
 }
 

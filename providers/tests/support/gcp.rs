@@ -159,7 +159,8 @@ impl Project {
         let endpoints = Endpoints {
             secret_manager: emulator.clone(),
             secure_token: emulator.clone(),
-            iam_credentials: emulator,
+            iam_credentials: emulator.clone(),
+            sts: emulator,
         };
         self.client_with(spec, Arc::new(source), endpoints).await
     }

@@ -6,7 +6,7 @@
 use external_secrets_crds::v1::{GcpsmAuth, GcpsmProvider};
 
 use super::api;
-use super::auth::{TokenSource, now_seconds};
+use super::auth::TokenSource;
 use super::config::{Endpoints, Parent};
 use crate::credentials::CredentialResolver;
 use crate::error::Result;
@@ -33,9 +33,7 @@ pub async fn generate_access_token(
     let parent = Parent::of(&spec)?;
     let tokens =
         TokenSource::new(&spec, &parent, &credentials, endpoints, api::http_client()?).await?;
-    let asked_at = now_seconds();
-    let (token, lifetime) = tokens.fetch().await?;
-    let expiry = asked_at.saturating_add(lifetime.as_secs());
+    let (token, expiry) = tokens.fetch().await?;
     Ok(SecretMap::from([
         ("username".to_owned(), SecretValue::from(REGISTRY_USERNAME)),
         ("password".to_owned(), token),

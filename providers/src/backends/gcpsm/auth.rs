@@ -9,7 +9,7 @@
 //!   the metadata server's token of the instance's service account (`GCE_METADATA_HOST`
 //!   overrides `metadata.google.internal`, as Google's libraries honour).
 //! * `auth.workloadIdentity`: GKE workload identity (see `workload_identity`).
-//! * `auth.workloadIdentityFederation`: not built yet; refused with a permanent error.
+//! * `auth.workloadIdentityFederation`: see `federation`.
 //!
 //! A token is reused until less than [`REFRESH_MARGIN`] of its life is left. Tokens and keys
 //! never appear in errors.
@@ -27,6 +27,7 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use super::config::{Endpoints, Parent};
+use super::federation::Federation;
 use super::workload_identity::WorkloadIdentity;
 use crate::credentials::{CredentialResolver, Referent};
 use crate::error::{ProviderError, Result};
@@ -59,6 +60,8 @@ enum Method {
     Metadata(reqwest::Url),
     /// GKE workload identity.
     WorkloadIdentity(Box<WorkloadIdentity>),
+    /// Workload identity federation.
+    Federation(Box<Federation>),
 }
 
 /// The fields of a service-account key file this client uses.
@@ -115,9 +118,12 @@ impl TokenSource {
                 credentials,
                 endpoints,
             )?)),
-            Some(auth) if auth.workload_identity_federation.is_some() => {
-                return Err(unsupported("workloadIdentityFederation"));
-            }
+            Some(GcpsmAuth {
+                workload_identity_federation: Some(federation),
+                ..
+            }) => Method::Federation(Box::new(
+                Federation::new(federation, credentials, endpoints).await?,
+            )),
             Some(GcpsmAuth {
                 secret_ref: Some(secret_ref),
                 ..
@@ -155,7 +161,8 @@ impl TokenSource {
         {
             return Ok(token.header.clone());
         }
-        let (token, lifetime) = self.fetch().await?;
+        let (token, expiry) = self.fetch().await?;
+        let lifetime = Duration::from_secs(expiry.saturating_sub(now_seconds()));
         let mut header =
             HeaderValue::try_from(format!("Bearer {}", token.expose_str().unwrap_or(""))).map_err(
                 |_| ProviderError::invalid_data("the token endpoint returned an unusable token"),
@@ -169,8 +176,8 @@ impl TokenSource {
         Ok(header)
     }
 
-    /// A fresh token and its lifetime, bypassing the cache (one-off callers: the generator).
-    pub(super) async fn fetch(&self) -> Result<(SecretValue, Duration)> {
+    /// A fresh token and when it expires, bypassing the cache (one-off callers: the generator).
+    pub(super) async fn fetch(&self) -> Result<Fetched> {
         let request = match &self.method {
             Method::Key(key) => {
                 let assertion = key.assertion(now_seconds())?;
@@ -184,11 +191,12 @@ impl TokenSource {
                 .get(url.clone())
                 .header("Metadata-Flavor", "Google"),
             Method::WorkloadIdentity(identity) => return identity.fetch(&self.http).await,
+            Method::Federation(federation) => return federation.fetch(&self.http).await,
         };
         let answer: TokenAnswer = read_answer(request, "cannot get an access token").await?;
         Ok((
             SecretValue::new(answer.access_token),
-            Duration::from_secs(answer.expires_in),
+            expires_in(answer.expires_in),
         ))
     }
 }
@@ -304,11 +312,12 @@ fn default_chain() -> Result<Method> {
     )?))
 }
 
-/// The error of an auth method this build does not offer yet.
-fn unsupported(method: &str) -> ProviderError {
-    ProviderError::unsupported(format!(
-        "auth.{method} is not supported by this build's gcpsm provider yet"
-    ))
+/// A token and its expiry in Unix seconds (absolute, so that no clock reading is taken twice).
+pub(super) type Fetched = (SecretValue, u64);
+
+/// The Unix time `seconds` from now (a token answer's `expires_in`).
+pub(super) fn expires_in(seconds: u64) -> u64 {
+    now_seconds().saturating_add(seconds)
 }
 
 /// Seconds since the Unix epoch (0 if the clock is before it).

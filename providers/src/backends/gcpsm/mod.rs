@@ -5,7 +5,7 @@
 //! * The store addresses project `projectID` (else workload identity's `clusterProjectID`), and
 //!   with `location` that region's regional secrets (see `config`).
 //! * Authentication: see `auth` (service-account key from a Secret, workload identity, or the
-//!   default chain) and `workload_identity`.
+//!   default chain), `workload_identity` and `federation` (with `subject`).
 //!   A ClusterSecretStore whose key reference has no namespace resolves it in the namespace of
 //!   the object using it (referent auth); validating such a store without one is `Unknown`.
 //! * `access_token`: the same credentials as a one-off token, for the `GCRAccessToken`
@@ -22,8 +22,10 @@ mod api;
 mod auth;
 mod config;
 mod error;
+mod federation;
 mod push;
 mod read;
+mod subject;
 mod workload_identity;
 
 use std::sync::Arc;
@@ -44,7 +46,8 @@ use crate::value::{SecretMap, SecretValue};
 
 pub use self::access_token::{REGISTRY_USERNAME, generate_access_token};
 pub use self::config::{
-    ENDPOINT_VARIABLE, Endpoints, IAM_CREDENTIALS_VARIABLE, SECURE_TOKEN_VARIABLE, validate_store,
+    ENDPOINT_VARIABLE, Endpoints, IAM_CREDENTIALS_VARIABLE, SECURE_TOKEN_VARIABLE, STS_VARIABLE,
+    validate_store,
 };
 
 /// The `gcpsm` backend.
