@@ -10,6 +10,7 @@
 pub mod azure_identity;
 pub mod azure_keyvault;
 pub mod google;
+pub mod google_metadata;
 pub mod google_sts;
 pub mod onepassword;
 pub mod server;
