@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use external_secrets_crds::v1::{GcpsmAuth, GcpsmProvider};
+use external_secrets_crds::v1::{GcpsmAuth, GcpsmAuthSecretRef, GcpsmProvider};
 use reqwest::header::HeaderValue;
 use rustls::pki_types::PrivateKeyDer;
 use rustls::pki_types::pem::PemObject as _;
@@ -66,7 +66,7 @@ enum Method {
 
 /// The fields of a service-account key file this client uses.
 #[derive(Deserialize)]
-struct ServiceAccountKey {
+pub(super) struct ServiceAccountKey {
     client_email: String,
     private_key: String,
     #[serde(default)]
@@ -127,23 +127,7 @@ impl TokenSource {
             Some(GcpsmAuth {
                 secret_ref: Some(secret_ref),
                 ..
-            }) => {
-                let selector = secret_ref.secret_access_key_secret_ref.as_ref();
-                let (Some(name), Some(key)) = (
-                    selector.and_then(|s| s.name.as_deref()),
-                    selector.and_then(|s| s.key.as_deref()),
-                ) else {
-                    return Err(ProviderError::invalid_config(
-                        "invalid auth secret data: secretAccessKeySecretRef name and key must \
-                         be set",
-                    ));
-                };
-                let namespace = selector.and_then(|s| s.namespace.as_deref());
-                let value = credentials
-                    .secret_key(name, key, namespace, Referent::Allowed)
-                    .await?;
-                Method::Key(parse_key(value.expose())?)
-            }
+            }) => Method::Key(read_key(secret_ref, credentials).await?),
             _ => default_chain()?,
         };
         Ok(Self {
@@ -230,14 +214,23 @@ pub(super) async fn read_answer<T: serde::de::DeserializeOwned>(
 impl ServiceAccountKey {
     /// The signed JWT asking `token_uri` for a cloud-platform token, valid one hour from `now`.
     fn assertion(&self, now: u64) -> Result<String> {
-        let header = serde_json::json!({"alg": "RS256", "typ": "JWT", "kid": self.private_key_id});
-        let claims = serde_json::json!({
+        self.sign(&serde_json::json!({
             "iss": self.client_email,
             "scope": SCOPE,
             "aud": self.token_uri,
             "iat": now,
             "exp": now + 3600,
-        });
+        }))
+    }
+
+    /// The service account's e-mail address.
+    pub(super) fn email(&self) -> &str {
+        &self.client_email
+    }
+
+    /// `claims` as an RS256 JWT signed by the key (its id as `kid`).
+    pub(super) fn sign(&self, claims: &serde_json::Value) -> Result<String> {
+        let header = serde_json::json!({"alg": "RS256", "typ": "JWT", "kid": self.private_key_id});
         let signing_input = format!(
             "{}.{}",
             URL_SAFE_NO_PAD.encode(header.to_string()),
@@ -263,6 +256,27 @@ impl ServiceAccountKey {
             URL_SAFE_NO_PAD.encode(signature)
         ))
     }
+}
+
+/// The service-account key `secret_ref` names, read through `credentials`.
+pub(super) async fn read_key(
+    secret_ref: &GcpsmAuthSecretRef,
+    credentials: &CredentialResolver,
+) -> Result<ServiceAccountKey> {
+    let selector = secret_ref.secret_access_key_secret_ref.as_ref();
+    let (Some(name), Some(key)) = (
+        selector.and_then(|s| s.name.as_deref()),
+        selector.and_then(|s| s.key.as_deref()),
+    ) else {
+        return Err(ProviderError::invalid_config(
+            "invalid auth secret data: secretAccessKeySecretRef name and key must be set",
+        ));
+    };
+    let namespace = selector.and_then(|s| s.namespace.as_deref());
+    let value = credentials
+        .secret_key(name, key, namespace, Referent::Allowed)
+        .await?;
+    parse_key(value.expose())
 }
 
 /// A service-account key file, checked to be usable.

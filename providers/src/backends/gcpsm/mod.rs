@@ -9,7 +9,7 @@
 //!   A ClusterSecretStore whose key reference has no namespace resolves it in the namespace of
 //!   the object using it (referent auth); validating such a store without one is `Unknown`.
 //! * `access_token`: the same credentials as a one-off token, for the `GCRAccessToken`
-//!   generator.
+//!   generator; `vault_jwt`: the signed JWT of the vault provider's `gcp` auth.
 //! * Reads, find: see `read`. Push, delete, exists: see `push`.
 //! * `validate`: credentials were checked when the client was built (a token was obtained, as
 //!   upstream's `NewClient` does), so a built client is `Ready`. Capabilities: ReadWrite.
@@ -26,6 +26,7 @@ mod federation;
 mod push;
 mod read;
 mod subject;
+mod vault_jwt;
 mod workload_identity;
 
 use std::sync::Arc;
@@ -49,6 +50,7 @@ pub use self::config::{
     ENDPOINT_VARIABLE, Endpoints, IAM_CREDENTIALS_VARIABLE, SECURE_TOKEN_VARIABLE, STS_VARIABLE,
     validate_store,
 };
+pub use self::vault_jwt::{VaultGcpCredentials, vault_login_jwt};
 
 /// The `gcpsm` backend.
 #[derive(Debug, Clone, Copy)]
