@@ -11,29 +11,24 @@ mod support;
 use std::sync::Arc;
 
 use contract_fakes::google_metadata::MetadataServer;
-use external_secrets_providers::backends::gcpsm::Endpoints;
 use external_secrets_providers::credentials::MemorySecretSource;
 use external_secrets_providers::request::RemoteRef;
 use external_secrets_providers::{ErrorKind, SecretsClient};
 use serde_json::json;
-use support::gcp::{Project, cloudbox, key_file, token_endpoint};
-
-fn emulator() -> Endpoints {
-    let url = reqwest::Url::parse(&cloudbox().url).unwrap();
-    Endpoints {
-        secret_manager: url.clone(),
-        secure_token: url.clone(),
-        iam_credentials: url.clone(),
-        sts: url,
-    }
-}
+use support::gcp::{Project, cloudbox, endpoints, key_file, token_endpoint};
 
 #[tokio::test]
 async fn key_file_then_metadata_server() {
     let project = Project::fresh();
     project.seed("default", b"found by default", &[]);
     let spec = serde_json::from_value(json!({"projectID": project.id})).unwrap();
-    let client = || project.client_with(&spec, Arc::new(MemorySecretSource::default()), emulator());
+    let client = || {
+        project.client_with(
+            &spec,
+            Arc::new(MemorySecretSource::default()),
+            endpoints(&cloudbox().url, &cloudbox().url),
+        )
+    };
     let tokens = token_endpoint().await;
     let metadata = MetadataServer::start().await.unwrap();
     let key_path = std::env::temp_dir().join(format!("{}-key.json", project.id));

@@ -7,16 +7,14 @@ use std::sync::Arc;
 
 use contract_fakes::google::{TOKEN_LIFETIME_SECONDS, WorkloadIdentityEndpoints};
 use external_secrets_crds::v1::GcpsmAuth;
-use external_secrets_providers::backends::gcpsm::{
-    Endpoints, REGISTRY_USERNAME, generate_access_token,
-};
+use external_secrets_providers::backends::gcpsm::{REGISTRY_USERNAME, generate_access_token};
 use external_secrets_providers::credentials::{
     CredentialResolver, KubeSecretSource, MemorySecretSource, SecretSource,
 };
 use external_secrets_providers::{ErrorKind, SecretMap, StoreId};
 use serde_json::json;
 
-use super::support::gcp::{KEY_ITEM, KEY_SECRET, key_file, token_endpoint};
+use super::support::gcp::{KEY_ITEM, KEY_SECRET, endpoints, key_file, token_endpoint};
 use super::support::{NAMESPACE, cluster_with_service_account};
 
 fn resolver(source: Arc<dyn SecretSource>) -> CredentialResolver {
@@ -35,16 +33,6 @@ fn now() -> u64 {
         .as_secs()
 }
 
-fn endpoints(url: &str) -> Endpoints {
-    let url = reqwest::Url::parse(url).unwrap();
-    Endpoints {
-        secret_manager: url.clone(),
-        secure_token: url.clone(),
-        iam_credentials: url.clone(),
-        sts: url,
-    }
-}
-
 #[tokio::test]
 async fn a_key_yields_a_registry_login_with_its_expiry() {
     let tokens = token_endpoint().await;
@@ -59,7 +47,7 @@ async fn a_key_yields_a_registry_login_with_its_expiry() {
         Some(auth.clone()),
         "registry-project",
         resolver(Arc::new(source)),
-        &endpoints(&tokens.server.url),
+        &endpoints(&tokens.server.url, &tokens.server.url),
     )
     .await
     .unwrap();
@@ -82,7 +70,7 @@ async fn a_key_yields_a_registry_login_with_its_expiry() {
         Some(auth),
         "registry-project",
         resolver(Arc::new(MemorySecretSource::default())),
-        &endpoints(&tokens.server.url),
+        &endpoints(&tokens.server.url, &tokens.server.url),
     )
     .await
     .unwrap_err();
@@ -112,7 +100,7 @@ async fn workload_identity_yields_the_impersonated_token() {
         Some(auth),
         "registry-project",
         resolver(Arc::new(KubeSecretSource::new(admin))),
-        &endpoints(&fake.server.url),
+        &endpoints(&fake.server.url, &fake.server.url),
     )
     .await
     .unwrap();

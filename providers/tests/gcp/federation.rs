@@ -21,13 +21,7 @@ const GOOGLE_ACCOUNT: &str = "federated@eso-test.iam.gserviceaccount.com";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 
 fn endpoints(fake_url: &str) -> Endpoints {
-    let fake = reqwest::Url::parse(fake_url).unwrap();
-    Endpoints {
-        secret_manager: reqwest::Url::parse(&cloudbox().url).unwrap(),
-        secure_token: fake.clone(),
-        iam_credentials: fake.clone(),
-        sts: fake,
-    }
+    super::support::gcp::endpoints(&cloudbox().url, fake_url)
 }
 
 /// An external account configuration with `source` as `credential_source`, `extra` merged in.

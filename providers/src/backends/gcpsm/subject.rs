@@ -104,13 +104,14 @@ impl Subject {
                         path.display()
                     ))
                 };
-                let size = tokio::fs::metadata(path).await.map_err(unreadable)?.len();
+                // A small local file (size checked first), read as the default chain reads its key.
+                let size = std::fs::metadata(path).map_err(unreadable)?.len();
                 if size > MAX_SUBJECT_BYTES as u64 {
                     return Err(ProviderError::invalid_config(
                         "the subject token file is too large",
                     ));
                 }
-                let content = tokio::fs::read(path).await.map_err(unreadable)?;
+                let content = std::fs::read(path).map_err(unreadable)?;
                 extract(&content, format)
             }
             Self::Url {
