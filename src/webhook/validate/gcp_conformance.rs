@@ -13,6 +13,7 @@ use super::{Kind, check};
 /// Every document of the GCP example files, with its file name.
 fn gcp_documents() -> Vec<(String, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/manifests");
+    let placeholder = regex::Regex::new(r"\[([A-Z_]+)\]").unwrap();
     let mut documents = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -27,11 +28,9 @@ fn gcp_documents() -> Vec<(String, Value)> {
             .filter(|line| !matches!(line.trim(), "{% raw %}" | "{% endraw %}"))
             .map(|line| format!("{line}\n"))
             .collect();
-        let text = regex::Regex::new(r"\[([A-Z_]+)\]")
-            .unwrap()
-            .replace_all(&text, |found: &regex::Captures| {
-                found[1].to_ascii_lowercase().replace('_', "-")
-            });
+        let text = placeholder.replace_all(&text, |found: &regex::Captures| {
+            found[1].to_ascii_lowercase().replace('_', "-")
+        });
         for document in serde_yaml::Deserializer::from_str(&text) {
             let value = Value::deserialize(document).unwrap();
             if !value.is_null() {
