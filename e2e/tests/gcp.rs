@@ -46,6 +46,22 @@ async fn token_endpoint() -> anyhow::Result<TokenEndpoint> {
     Ok(TokenEndpoint::start(ACCOUNT, pem).await?)
 }
 
+/// Creates Secret `gcp-key` (item `key.json`: the test key, tokens from `tokens`) in
+/// `namespace`; the namespace's Secrets API.
+async fn create_key_secret(
+    cluster: &TestCluster,
+    namespace: &TestNamespace,
+    tokens: &TokenEndpoint,
+) -> anyhow::Result<Api<Secret>> {
+    let key_secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "gcp-key"},
+        "stringData": {"key.json": KEY_FILE.replace("TOKEN_URI", &tokens.token_uri())},
+    }))?;
+    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    secrets.create(&PostParams::default(), &key_secret).await?;
+    Ok(secrets)
+}
+
 /// Calls the emulator under the project; panics unless it answers 2xx.
 fn call(cloudbox: &CloudboxProcess, method: &str, path: &str, body: Value) -> Value {
     let body = if body.is_null() {
@@ -106,12 +122,7 @@ async fn external_secrets_sync_from_cloudbox_and_push_secrets_round_trip() -> an
     let endpoint = [("GCP_SECRETMANAGER_ENDPOINT", cloudbox.url.as_str())];
     let controller = ControllerProcess::start_with_env(&cluster, &class, &[], &endpoint).await?;
 
-    let key_secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "gcp-key"},
-        "stringData": {"key.json": KEY_FILE.replace("TOKEN_URI", &tokens.token_uri())},
-    }))?;
-    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    secrets.create(&PostParams::default(), &key_secret).await?;
+    let secrets = create_key_secret(&cluster, &namespace, &tokens).await?;
     let store: SecretStore = serde_json::from_value(json!({
         "apiVersion": "external-secrets.io/v1",
         "kind": "SecretStore",
@@ -238,12 +249,7 @@ async fn gcr_access_tokens_fill_data_from() -> anyhow::Result<()> {
     let namespace = TestNamespace::create(&cluster, "gcr").await?;
     let class = unique_name("e2e-gcr");
     let controller = ControllerProcess::start(&cluster, &class, &[]).await?;
-    let key_secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "gcp-key"},
-        "stringData": {"key.json": KEY_FILE.replace("TOKEN_URI", &tokens.token_uri())},
-    }))?;
-    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    secrets.create(&PostParams::default(), &key_secret).await?;
+    let secrets = create_key_secret(&cluster, &namespace, &tokens).await?;
     let spec = json!({
         "projectID": PROJECT,
         "auth": {"secretRef": {"secretAccessKeySecretRef": {"name": "gcp-key", "key": "key.json"}}},
