@@ -4,7 +4,11 @@
 //! key read from a Secret (its tokens from the Google token endpoint contract fake), syncs an
 //! ExternalSecret from a seeded secret, follows a new version, and pushes a PushSecret's value
 //! (created with the ownership label) that a second ExternalSecret reads back; deleting the
-//! PushSecret deletes the pushed secret.
+//! PushSecret deletes the pushed secret. A `GCRAccessToken` generator (directly and inside a
+//! `ClusterGenerator`) fills ExternalSecrets with registry logins from the same key. Upstream's
+//! example stores (`../shared/conformance/manifests`, placeholders filled) become Ready: the one
+//! without `auth` through the default credentials (`GOOGLE_APPLICATION_CREDENTIALS`), the
+//! workload identity one through TokenRequest and the Secure Token / IAM Credentials fake.
 //!
 //! Cluster-agnostic: only the controller talks to cloudbox and the fake, and it runs here.
 
@@ -34,6 +38,29 @@ const WAIT: Duration = Duration::from_secs(60);
 const KEY_FILE: &str = include_str!("../../providers/tests/data/gcp-service-account.json");
 const ACCOUNT: &str = "eso-test@eso-test.iam.gserviceaccount.com";
 const PROJECT: &str = "eso-e2e";
+
+/// The token endpoint fake for the test key's account.
+async fn token_endpoint() -> anyhow::Result<TokenEndpoint> {
+    let key: Value = serde_json::from_str(KEY_FILE)?;
+    let pem = key["private_key"].as_str().unwrap_or_default();
+    Ok(TokenEndpoint::start(ACCOUNT, pem).await?)
+}
+
+/// Creates Secret `gcp-key` (item `key.json`: the test key, tokens from `tokens`) in
+/// `namespace`; the namespace's Secrets API.
+async fn create_key_secret(
+    cluster: &TestCluster,
+    namespace: &TestNamespace,
+    tokens: &TokenEndpoint,
+) -> anyhow::Result<Api<Secret>> {
+    let key_secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "gcp-key"},
+        "stringData": {"key.json": KEY_FILE.replace("TOKEN_URI", &tokens.token_uri())},
+    }))?;
+    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    secrets.create(&PostParams::default(), &key_secret).await?;
+    Ok(secrets)
+}
 
 /// Calls the emulator under the project; panics unless it answers 2xx.
 fn call(cloudbox: &CloudboxProcess, method: &str, path: &str, body: Value) -> Value {
@@ -83,9 +110,7 @@ fn external_secret(name: &str, target: &str, key: &str, property: Option<&str>) 
 #[tokio::test]
 async fn external_secrets_sync_from_cloudbox_and_push_secrets_round_trip() -> anyhow::Result<()> {
     let cloudbox = CloudboxProcess::start();
-    let key: Value = serde_json::from_str(KEY_FILE)?;
-    let pem = key["private_key"].as_str().unwrap_or_default();
-    let tokens = TokenEndpoint::start(ACCOUNT, pem).await?;
+    let tokens = token_endpoint().await?;
     let labels = json!({"replication": {"automatic": {}}});
     call(&cloudbox, "POST", "secrets?secretId=db", labels);
     add_version(&cloudbox, "db", r#"{"user":"admin","password":"first"}"#);
@@ -97,12 +122,7 @@ async fn external_secrets_sync_from_cloudbox_and_push_secrets_round_trip() -> an
     let endpoint = [("GCP_SECRETMANAGER_ENDPOINT", cloudbox.url.as_str())];
     let controller = ControllerProcess::start_with_env(&cluster, &class, &[], &endpoint).await?;
 
-    let key_secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "gcp-key"},
-        "stringData": {"key.json": KEY_FILE.replace("TOKEN_URI", &tokens.token_uri())},
-    }))?;
-    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    secrets.create(&PostParams::default(), &key_secret).await?;
+    let secrets = create_key_secret(&cluster, &namespace, &tokens).await?;
     let store: SecretStore = serde_json::from_value(json!({
         "apiVersion": "external-secrets.io/v1",
         "kind": "SecretStore",
@@ -200,5 +220,204 @@ async fn external_secrets_sync_from_cloudbox_and_push_secrets_round_trip() -> an
     );
 
     controller.stop().await?;
+    namespace.delete().await
+}
+
+/// A `dataFrom` ExternalSecret named `name` filled by the generator `kind`/`generator`.
+fn generated(name: &str, kind: &str, generator: &str) -> Value {
+    json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": name},
+        "spec": {
+            "refreshInterval": "1h",
+            "target": {"name": name},
+            "dataFrom": [{"sourceRef": {"generatorRef": {
+                "apiVersion": "generators.external-secrets.io/v1alpha1",
+                "kind": kind, "name": generator}}}],
+        },
+    })
+}
+
+#[tokio::test]
+async fn gcr_access_tokens_fill_data_from() -> anyhow::Result<()> {
+    use external_secrets_crds::generators::{ClusterGenerator, GcrAccessToken};
+
+    let tokens = token_endpoint().await?;
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "gcr").await?;
+    let class = unique_name("e2e-gcr");
+    let controller = ControllerProcess::start(&cluster, &class, &[]).await?;
+    let secrets = create_key_secret(&cluster, &namespace, &tokens).await?;
+    let spec = json!({
+        "projectID": PROJECT,
+        "auth": {"secretRef": {"secretAccessKeySecretRef": {"name": "gcp-key", "key": "key.json"}}},
+    });
+    let generator: GcrAccessToken = serde_json::from_value(json!({
+        "apiVersion": "generators.external-secrets.io/v1alpha1",
+        "kind": "GCRAccessToken",
+        "metadata": {"name": "registry"},
+        "spec": spec,
+    }))?;
+    Api::<GcrAccessToken>::namespaced(cluster.client.clone(), &namespace.name)
+        .create(&PostParams::default(), &generator)
+        .await?;
+    // The same spec inside a ClusterGenerator: its key resolves in the ExternalSecret's namespace.
+    let cluster_generator_name = unique_name("gcr");
+    let wrapped: ClusterGenerator = serde_json::from_value(json!({
+        "apiVersion": "generators.external-secrets.io/v1alpha1",
+        "kind": "ClusterGenerator",
+        "metadata": {"name": cluster_generator_name},
+        "spec": {"kind": "GCRAccessToken", "generator": {"gcrAccessTokenSpec": spec}},
+    }))?;
+    let cluster_generators: Api<ClusterGenerator> = Api::all(cluster.client.clone());
+    cluster_generators
+        .create(&PostParams::default(), &wrapped)
+        .await?;
+
+    let external_secrets: Api<ExternalSecret> =
+        Api::namespaced(cluster.client.clone(), &namespace.name);
+    for (name, kind, generator) in [
+        ("direct", "GCRAccessToken", "registry"),
+        (
+            "wrapped",
+            "ClusterGenerator",
+            cluster_generator_name.as_str(),
+        ),
+    ] {
+        let manifest = generated(name, kind, generator);
+        external_secrets
+            .create(&PostParams::default(), &serde_json::from_value(manifest)?)
+            .await?;
+    }
+    let mut passwords = Vec::new();
+    for name in ["direct", "wrapped"] {
+        let data = eventually(WAIT, "registry login generated", || async {
+            Ok(secrets
+                .get_opt(name)
+                .await?
+                .map(|secret| string_data(&secret)))
+        })
+        .await
+        .map_err(|error| error.context(controller.log()))?;
+        assert_eq!(
+            data.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["expiry", "password", "username"]
+        );
+        assert_eq!(data["username"], "oauth2accesstoken");
+        assert!(
+            data["password"].starts_with("ya29.fake-"),
+            "a token the endpoint issued"
+        );
+        let expiry: u64 = data["expiry"].parse()?;
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
+        assert!(expiry > now.as_secs(), "expiry is a future Unix time");
+        passwords.push(data["password"].clone());
+    }
+    assert_ne!(
+        passwords[0], passwords[1],
+        "each generation asks for a token"
+    );
+    assert!(tokens.issued() >= 2);
+
+    cluster_generators
+        .delete(&cluster_generator_name, &DeleteParams::default())
+        .await?;
+    controller.stop().await?;
+    namespace.delete().await
+}
+
+/// An upstream example store manifest (`../shared/conformance/manifests/<file>`) with its
+/// placeholders filled, named `name` in `namespace`, served by controller `class`.
+fn example_store(file: &str, name: &str, namespace: &str, class: &str) -> anyhow::Result<Value> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/conformance/manifests")
+        .join(file);
+    let text = std::fs::read_to_string(&path)?
+        .replace("[PROJECT_ID]", PROJECT)
+        .replace("[CLUSTER_PROJECT_ID]", "cluster-project")
+        .replace("[CLUSTER_LOCATION]", "europe-west1")
+        .replace("[CLUSTER_NAME]", "c1");
+    let mut store: Value = serde_yaml::from_str(&text)?;
+    store["metadata"] = json!({"name": name, "namespace": namespace});
+    store["spec"]["controller"] = json!(class);
+    Ok(store)
+}
+
+#[tokio::test]
+async fn upstream_example_stores_become_ready() -> anyhow::Result<()> {
+    use contract_fakes::google::WorkloadIdentityEndpoints;
+    use k8s_openapi::api::core::v1::ServiceAccount;
+
+    let cloudbox = CloudboxProcess::start();
+    let tokens = token_endpoint().await?;
+    let provider = "https://container.googleapis.com/v1/projects/cluster-project/locations/europe-west1/clusters/c1";
+    let identity =
+        WorkloadIdentityEndpoints::start("cluster-project.svc.id.goog", provider, ACCOUNT).await?;
+    let key_path = std::env::temp_dir().join(format!("{}.json", unique_name("gcp-adc")));
+    std::fs::write(
+        &key_path,
+        KEY_FILE.replace("TOKEN_URI", &tokens.token_uri()),
+    )?;
+
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "gcp-examples").await?;
+    let class = unique_name("e2e-gcp-examples");
+    let key_file = key_path.to_string_lossy().into_owned();
+    let environment = [
+        ("GCP_SECRETMANAGER_ENDPOINT", cloudbox.url.as_str()),
+        ("GOOGLE_APPLICATION_CREDENTIALS", key_file.as_str()),
+        ("GCP_SECURETOKEN_ENDPOINT", identity.server.url.as_str()),
+        ("GCP_IAMCREDENTIALS_ENDPOINT", identity.server.url.as_str()),
+    ];
+    let controller = ControllerProcess::start_with_env(&cluster, &class, &[], &environment).await?;
+    let account: ServiceAccount =
+        serde_json::from_value(json!({"metadata": {"name": "demo-secrets-sa"}}))?;
+    Api::<ServiceAccount>::namespaced(cluster.client.clone(), &namespace.name)
+        .create(&PostParams::default(), &account)
+        .await?;
+    let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    // No auth: the default credentials (the key file); workload identity with the cluster named.
+    let examples = [
+        (
+            "default-credentials",
+            "gcpsm-wif-core-controller-secret-store.yaml",
+        ),
+        (
+            "workload-identity",
+            "gcpsm-wif-sa-secret-store-with-explicit-name-and-location.yaml",
+        ),
+    ];
+    for (name, file) in examples {
+        let store = example_store(file, name, &namespace.name, &class)?;
+        stores
+            .create(&PostParams::default(), &serde_json::from_value(store)?)
+            .await?;
+    }
+    for (name, _) in examples {
+        eventually(WAIT, &format!("example store {name} Ready"), || async {
+            let store = stores.get(name).await?;
+            let ready = store.status.as_ref().and_then(|status| {
+                status
+                    .conditions
+                    .iter()
+                    .find(|condition| condition.r#type == "Ready")
+                    .map(|condition| condition.status.clone())
+            });
+            Ok((ready.as_deref() == Some("True")).then_some(()))
+        })
+        .await
+        .map_err(|error| error.context(controller.log()))?;
+    }
+    assert!(tokens.issued() >= 1, "the key file's account authenticated");
+    assert!(
+        identity.counts().0 >= 1,
+        "the ServiceAccount token was exchanged"
+    );
+
+    controller.stop().await?;
+    std::fs::remove_file(&key_path)?;
     namespace.delete().await
 }

@@ -257,6 +257,7 @@ async fn default_values_install_our_crds_and_least_privilege_rbac() -> anyhow::R
         "stssessiontokens",
         "ecrauthorizationtokens",
         "acraccesstokens",
+        "gcraccesstokens",
         "webhooks",
         "mfas",
         "clustergenerators",
@@ -597,6 +598,7 @@ async fn scoped_rbac_and_cert_manager_values() -> anyhow::Result<()> {
             "stssessiontokens",
             "ecrauthorizationtokens",
             "acraccesstokens",
+            "gcraccesstokens",
             "webhooks",
             "mfas"
         ]

@@ -279,7 +279,8 @@ async fn workload_identity_exchanges_a_service_account_token() {
     let endpoints = Endpoints {
         secret_manager: reqwest::Url::parse(&cloudbox().url).unwrap(),
         secure_token: fake_url.clone(),
-        iam_credentials: fake_url,
+        iam_credentials: fake_url.clone(),
+        sts: fake_url,
     };
     let spec = |account: &str| {
         serde_json::from_value(json!({
@@ -343,3 +344,9 @@ async fn workload_identity_exchanges_a_service_account_token() {
     );
     drop(loopback);
 }
+
+#[path = "gcp/access_token.rs"]
+mod access_token;
+
+#[path = "gcp/federation.rs"]
+mod federation;

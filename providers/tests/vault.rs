@@ -2,8 +2,8 @@
 //! `support::vault`), each test in mounts of its own: KV v1 and v2 reads, TLS and namespaces
 //! (`reads`), the headers it sends and how answers map to errors (`transport`), push, delete and
 //! find (`writes`), every auth method with the token's life (`auth`), the read-only
-//! `openBao` provider the vault client also serves (`openbao`), and the `VaultDynamicSecret`
-//! generator's calls (`dynamic`).
+//! `openBao` provider the vault client also serves (`openbao`), the `VaultDynamicSecret`
+//! generator's calls (`dynamic`), and the `gcp` auth method's login (`gcp_auth`).
 
 #![cfg(feature = "vault")]
 
@@ -13,6 +13,9 @@ mod support;
 mod auth;
 #[path = "vault/dynamic.rs"]
 mod dynamic;
+#[cfg(feature = "gcpsm")]
+#[path = "vault/gcp_auth.rs"]
+mod gcp_auth;
 #[path = "vault/openbao.rs"]
 mod openbao;
 #[path = "vault/reads.rs"]

@@ -2,7 +2,8 @@
 //! of reading them from a store, used through an ExternalSecret's
 //! `dataFrom[].sourceRef.generatorRef` (and a PushSecret's `selector.generatorRef`). This build
 //! generates with `Password`, `UUID`, `Fake`, `SSHKey`, `VaultDynamicSecret`,
-//! `STSSessionToken`, `ECRAuthorizationToken`, `ACRAccessToken`, `Webhook` and `MFA`, directly or wrapped in a
+//! `STSSessionToken`, `ECRAuthorizationToken`, `ACRAccessToken`,
+//! `GCRAccessToken`, `Webhook` and `MFA`, directly or wrapped in a
 //! `ClusterGenerator`; other kinds are refused by name. One module per kind; the network kinds
 //! call the provider code of their backend (its clients and authentication).
 //!
@@ -22,6 +23,7 @@ mod acr_access_token;
 mod ecr_authorization_token;
 mod error;
 mod fake;
+mod gcr_access_token;
 mod mfa;
 mod password;
 mod random;
@@ -120,6 +122,7 @@ fn generator(kind: GeneratorRefKind) -> Result<&'static dyn DynGenerator, Error>
         Kind::VaultDynamicSecret => Ok(&vault_dynamic_secret::VaultDynamicSecretGenerator),
         Kind::StsSessionToken => Ok(&sts_session_token::StsSessionTokenGenerator),
         Kind::EcrAuthorizationToken => Ok(&ecr_authorization_token::EcrAuthorizationTokenGenerator),
+        Kind::GcrAccessToken => Ok(&gcr_access_token::GcrAccessTokenGenerator),
         Kind::Webhook => Ok(&webhook::WebhookGenerator),
         Kind::Mfa => Ok(&mfa::MfaGenerator),
         Kind::AcrAccessToken => Ok(&acr_access_token::AcrAccessTokenGenerator),
@@ -127,7 +130,6 @@ fn generator(kind: GeneratorRefKind) -> Result<&'static dyn DynGenerator, Error>
         Kind::ClusterGenerator
         | Kind::BeyondtrustWorkloadCredentialsDynamicSecret
         | Kind::CloudsmithAccessToken
-        | Kind::GcrAccessToken
         | Kind::GithubAccessToken
         | Kind::GitlabDeployToken
         | Kind::QuayAccessToken
@@ -373,13 +375,13 @@ mod tests {
             missing,
             "could not get generator: Password \"none\" not found"
         );
-        let gcr = generate(&objects, "ns", &reference("GCRAccessToken", "x"))
+        let quay = generate(&objects, "ns", &reference("QuayAccessToken", "x"))
             .await
             .unwrap_err()
             .to_string();
         assert_eq!(
-            gcr,
-            "generator kind \"GCRAccessToken\" is not supported by this build"
+            quay,
+            "generator kind \"QuayAccessToken\" is not supported by this build"
         );
     }
 

@@ -182,11 +182,11 @@ pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_tok
 /// The scope Secret Manager needs.
 pub const CLOUD_PLATFORM: &str = "https://www.googleapis.com/auth/cloud-platform";
 
-struct Identity {
-    audience: String,
-    account: String,
-    exchanged: AtomicUsize,
-    generated: AtomicUsize,
+pub(crate) struct Identity {
+    pub(crate) audience: String,
+    pub(crate) account: String,
+    pub(crate) exchanged: AtomicUsize,
+    pub(crate) generated: AtomicUsize,
 }
 
 /// A contract fake of GKE workload identity's two Google endpoints: Secure Token's
@@ -282,7 +282,7 @@ async fn exchange(
     .into_response()
 }
 
-async fn generate(
+pub(crate) async fn generate(
     State(identity): State<Arc<Identity>>,
     axum::extract::Path(call): axum::extract::Path<String>,
     headers: HeaderMap,

@@ -15,6 +15,8 @@ pub mod delinea;
 pub mod doppler;
 pub mod gitlab;
 pub mod google;
+pub mod google_metadata;
+pub mod google_sts;
 pub mod infisical;
 pub mod onepassword;
 pub mod server;

@@ -27,8 +27,7 @@ pub const CLIENT_SECRET: &str = "dsv-client-secret";
 pub fn fake() -> &'static DelineaFake {
     static FAKE: OnceLock<DelineaFake> = OnceLock::new();
     FAKE.get_or_init(|| {
-        let fake =
-            super::start_fake("DSV", || DelineaFake::start(CLIENT_ID, CLIENT_SECRET));
+        let fake = super::start_fake("DSV", || DelineaFake::start(CLIENT_ID, CLIENT_SECRET));
         super::trust_fakes_ca("delinea", &fake.server.ca_pem);
         fake
     })

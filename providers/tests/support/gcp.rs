@@ -58,6 +58,17 @@ pub async fn token_endpoint() -> TokenEndpoint {
         .expect("starting the token endpoint fake")
 }
 
+/// Secret Manager at `secret_manager`, every Google token service at `google`.
+pub fn endpoints(secret_manager: &str, google: &str) -> Endpoints {
+    let google = reqwest::Url::parse(google).expect("token services URL");
+    Endpoints {
+        secret_manager: reqwest::Url::parse(secret_manager).expect("Secret Manager URL"),
+        secure_token: google.clone(),
+        iam_credentials: google.clone(),
+        sts: google,
+    }
+}
+
 /// One project of the emulator.
 pub struct Project {
     /// The project id.
@@ -155,12 +166,7 @@ impl Project {
             &[],
             &[(KEY_ITEM, key.as_str())],
         );
-        let emulator = reqwest::Url::parse(&cloudbox().url).expect("emulator URL");
-        let endpoints = Endpoints {
-            secret_manager: emulator.clone(),
-            secure_token: emulator.clone(),
-            iam_credentials: emulator,
-        };
+        let endpoints = endpoints(&cloudbox().url, &cloudbox().url);
         self.client_with(spec, Arc::new(source), endpoints).await
     }
 

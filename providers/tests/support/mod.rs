@@ -18,18 +18,18 @@ pub mod azurekv;
 pub mod bao_process;
 #[cfg(feature = "crd")]
 pub mod crd;
-#[cfg(feature = "doppler")]
-pub mod doppler;
 #[cfg(feature = "delinea")]
 pub mod delinea;
+#[cfg(feature = "doppler")]
+pub mod doppler;
 #[cfg(feature = "fake")]
 mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcp;
-#[cfg(feature = "infisical")]
-pub mod infisical;
 #[cfg(feature = "gitlab")]
 pub mod gitlab;
+#[cfg(feature = "infisical")]
+pub mod infisical;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]
@@ -197,6 +197,26 @@ where
     Fake: Send + 'static,
     Start: FnOnce() -> Started + Send + 'static,
     Started: std::future::Future<Output = std::io::Result<Fake>>,
+{
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|error| panic!("runtime for the {what} fake: {error}"));
+        runtime.block_on(async move {
+            let fake = start()
+                .await
+                .unwrap_or_else(|error| panic!("starting the {what} fake: {error}"));
+            let _ = sender.send(fake);
+            std::future::pending::<()>().await;
+        });
+    });
+    receiver
+        .recv()
+        .unwrap_or_else(|_| panic!("the {what} fake did not start"))
+}
+
 /// Makes the system trust roots of this process include the contract fakes' CA `pem`, for
 /// backends without a CA field (as upstream's): writes it to a file `SSL_CERT_FILE` names.
 /// Every fake of a process shares that CA, so harnesses calling this name the same one.

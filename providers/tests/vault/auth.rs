@@ -34,10 +34,10 @@ use super::{client, cluster_store_of, store_of, text};
 const PASSWORD: &str = "correct horse";
 
 /// The Secret holding every credential of these tests, one key each.
-const CREDENTIALS: &str = "vault-credentials";
+pub(super) const CREDENTIALS: &str = "vault-credentials";
 
 /// A KV v2 mount holding `db` (`value: v`) and a policy reading it; their names.
-async fn readable_mount(server: &BaoServer) -> (String, String) {
+pub(super) async fn readable_mount(server: &BaoServer) -> (String, String) {
     let mount = server.seeded_mount(&[("db", "v")]).await;
     let policy = format!("read-{mount}");
     server
@@ -47,11 +47,11 @@ async fn readable_mount(server: &BaoServer) -> (String, String) {
 }
 
 /// A credential source holding `pairs` in [`CREDENTIALS`].
-fn credentials(pairs: &[(&str, &str)]) -> MemorySecretSource {
+pub(super) fn credentials(pairs: &[(&str, &str)]) -> MemorySecretSource {
     MemorySecretSource::default().with_secret(NAMESPACE, CREDENTIALS, &[], pairs)
 }
 
-async fn read_db(client: &SharedClient) -> Result<String, ProviderError> {
+pub(super) async fn read_db(client: &SharedClient) -> Result<String, ProviderError> {
     client
         .get_secret(&RemoteRef::new("db").with_property("value"))
         .await

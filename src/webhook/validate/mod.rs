@@ -136,5 +136,7 @@ fn decode<T: DeserializeOwned>(kind: Kind, object: serde_json::Value) -> Result<
 }
 
 #[cfg(test)]
+mod gcp_conformance;
+#[cfg(test)]
 #[path = "tests.rs"]
 mod tests;

@@ -9,7 +9,7 @@
 //!   the metadata server's token of the instance's service account (`GCE_METADATA_HOST`
 //!   overrides `metadata.google.internal`, as Google's libraries honour).
 //! * `auth.workloadIdentity`: GKE workload identity (see `workload_identity`).
-//! * `auth.workloadIdentityFederation`: not built yet; refused with a permanent error.
+//! * `auth.workloadIdentityFederation`: see `federation`.
 //!
 //! A token is reused until less than [`REFRESH_MARGIN`] of its life is left. Tokens and keys
 //! never appear in errors.
@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use external_secrets_crds::v1::{GcpsmAuth, GcpsmProvider};
+use external_secrets_crds::v1::{GcpsmAuth, GcpsmAuthSecretRef, GcpsmProvider};
 use reqwest::header::HeaderValue;
 use rustls::pki_types::PrivateKeyDer;
 use rustls::pki_types::pem::PemObject as _;
@@ -27,6 +27,7 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use super::config::{Endpoints, Parent};
+use super::federation::Federation;
 use super::workload_identity::WorkloadIdentity;
 use crate::credentials::{CredentialResolver, Referent};
 use crate::error::{ProviderError, Result};
@@ -59,11 +60,13 @@ enum Method {
     Metadata(reqwest::Url),
     /// GKE workload identity.
     WorkloadIdentity(Box<WorkloadIdentity>),
+    /// Workload identity federation.
+    Federation(Box<Federation>),
 }
 
 /// The fields of a service-account key file this client uses.
 #[derive(Deserialize)]
-struct ServiceAccountKey {
+pub(super) struct ServiceAccountKey {
     client_email: String,
     private_key: String,
     #[serde(default)]
@@ -115,30 +118,20 @@ impl TokenSource {
                 credentials,
                 endpoints,
             )?)),
-            Some(auth) if auth.workload_identity_federation.is_some() => {
-                return Err(unsupported("workloadIdentityFederation"));
-            }
+            Some(GcpsmAuth {
+                workload_identity_federation: Some(federation),
+                ..
+            }) => Method::Federation(Box::new(
+                Federation::new(federation, credentials, endpoints).await?,
+            )),
             Some(GcpsmAuth {
                 secret_ref: Some(secret_ref),
                 ..
-            }) => {
-                let selector = secret_ref.secret_access_key_secret_ref.as_ref();
-                let (Some(name), Some(key)) = (
-                    selector.and_then(|s| s.name.as_deref()),
-                    selector.and_then(|s| s.key.as_deref()),
-                ) else {
-                    return Err(ProviderError::invalid_config(
-                        "invalid auth secret data: secretAccessKeySecretRef name and key must \
-                         be set",
-                    ));
-                };
-                let namespace = selector.and_then(|s| s.namespace.as_deref());
-                let value = credentials
-                    .secret_key(name, key, namespace, Referent::Allowed)
-                    .await?;
-                Method::Key(parse_key(value.expose())?)
+            }) => Method::Key(read_key(secret_ref, credentials).await?),
+            _ => {
+                credentials.use_operator_identity("google default credentials")?;
+                default_chain()?
             }
-            _ => default_chain()?,
         };
         Ok(Self {
             method,
@@ -155,7 +148,8 @@ impl TokenSource {
         {
             return Ok(token.header.clone());
         }
-        let (token, lifetime) = self.fetch().await?;
+        let (token, expiry) = self.fetch().await?;
+        let lifetime = Duration::from_secs(expiry.saturating_sub(now_seconds()));
         let mut header =
             HeaderValue::try_from(format!("Bearer {}", token.expose_str().unwrap_or(""))).map_err(
                 |_| ProviderError::invalid_data("the token endpoint returned an unusable token"),
@@ -169,7 +163,8 @@ impl TokenSource {
         Ok(header)
     }
 
-    async fn fetch(&self) -> Result<(SecretValue, Duration)> {
+    /// A fresh token and when it expires, bypassing the cache (one-off callers: the generator).
+    pub(super) async fn fetch(&self) -> Result<Fetched> {
         let request = match &self.method {
             Method::Key(key) => {
                 let assertion = key.assertion(now_seconds())?;
@@ -183,11 +178,12 @@ impl TokenSource {
                 .get(url.clone())
                 .header("Metadata-Flavor", "Google"),
             Method::WorkloadIdentity(identity) => return identity.fetch(&self.http).await,
+            Method::Federation(federation) => return federation.fetch(&self.http).await,
         };
         let answer: TokenAnswer = read_answer(request, "cannot get an access token").await?;
         Ok((
             SecretValue::new(answer.access_token),
-            Duration::from_secs(answer.expires_in),
+            expires_in(answer.expires_in),
         ))
     }
 }
@@ -221,14 +217,23 @@ pub(super) async fn read_answer<T: serde::de::DeserializeOwned>(
 impl ServiceAccountKey {
     /// The signed JWT asking `token_uri` for a cloud-platform token, valid one hour from `now`.
     fn assertion(&self, now: u64) -> Result<String> {
-        let header = serde_json::json!({"alg": "RS256", "typ": "JWT", "kid": self.private_key_id});
-        let claims = serde_json::json!({
+        self.sign(&serde_json::json!({
             "iss": self.client_email,
             "scope": SCOPE,
             "aud": self.token_uri,
             "iat": now,
             "exp": now + 3600,
-        });
+        }))
+    }
+
+    /// The service account's e-mail address.
+    pub(super) fn email(&self) -> &str {
+        &self.client_email
+    }
+
+    /// `claims` as an RS256 JWT signed by the key (its id as `kid`).
+    pub(super) fn sign(&self, claims: &serde_json::Value) -> Result<String> {
+        let header = serde_json::json!({"alg": "RS256", "typ": "JWT", "kid": self.private_key_id});
         let signing_input = format!(
             "{}.{}",
             URL_SAFE_NO_PAD.encode(header.to_string()),
@@ -254,6 +259,27 @@ impl ServiceAccountKey {
             URL_SAFE_NO_PAD.encode(signature)
         ))
     }
+}
+
+/// The service-account key `secret_ref` names, read through `credentials`.
+pub(super) async fn read_key(
+    secret_ref: &GcpsmAuthSecretRef,
+    credentials: &CredentialResolver,
+) -> Result<ServiceAccountKey> {
+    let selector = secret_ref.secret_access_key_secret_ref.as_ref();
+    let (Some(name), Some(key)) = (
+        selector.and_then(|s| s.name.as_deref()),
+        selector.and_then(|s| s.key.as_deref()),
+    ) else {
+        return Err(ProviderError::invalid_config(
+            "invalid auth secret data: secretAccessKeySecretRef name and key must be set",
+        ));
+    };
+    let namespace = selector.and_then(|s| s.namespace.as_deref());
+    let value = credentials
+        .secret_key(name, key, namespace, Referent::Allowed)
+        .await?;
+    parse_key(value.expose())
 }
 
 /// A service-account key file, checked to be usable.
@@ -303,11 +329,12 @@ fn default_chain() -> Result<Method> {
     )?))
 }
 
-/// The error of an auth method this build does not offer yet.
-fn unsupported(method: &str) -> ProviderError {
-    ProviderError::unsupported(format!(
-        "auth.{method} is not supported by this build's gcpsm provider yet"
-    ))
+/// A token and its expiry in Unix seconds (absolute, so that no clock reading is taken twice).
+pub(super) type Fetched = (SecretValue, u64);
+
+/// The Unix time `seconds` from now (a token answer's `expires_in`).
+pub(super) fn expires_in(seconds: u64) -> u64 {
+    now_seconds().saturating_add(seconds)
 }
 
 /// Seconds since the Unix epoch (0 if the clock is before it).

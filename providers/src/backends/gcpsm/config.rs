@@ -3,9 +3,10 @@
 //!
 //! Endpoints: Google's public ones (`secretmanager.googleapis.com`, or
 //! `secretmanager.<location>.rep.googleapis.com` for a regional store, as upstream;
-//! `securetoken.googleapis.com` and `iamcredentials.googleapis.com` for workload identity),
-//! unless the operator's environment sets `GCP_SECRETMANAGER_ENDPOINT`,
-//! `GCP_SECURETOKEN_ENDPOINT` or `GCP_IAMCREDENTIALS_ENDPOINT` (this build's addition, for an
+//! `securetoken.googleapis.com` and `iamcredentials.googleapis.com` for workload identity,
+//! `sts.googleapis.com` for federation), unless the operator's environment sets
+//! `GCP_SECRETMANAGER_ENDPOINT`, `GCP_SECURETOKEN_ENDPOINT`, `GCP_IAMCREDENTIALS_ENDPOINT` or
+//! `GCP_STS_ENDPOINT` (this build's addition, for an
 //! emulator or a private endpoint; upstream has no such variables).
 
 use external_secrets_crds::v1::GcpsmProvider;
@@ -17,6 +18,8 @@ use crate::store::{StoreId, StoreKind};
 pub const ENDPOINT_VARIABLE: &str = "GCP_SECRETMANAGER_ENDPOINT";
 /// The variable overriding the identity binding token endpoint's base URL.
 pub const SECURE_TOKEN_VARIABLE: &str = "GCP_SECURETOKEN_ENDPOINT";
+/// The variable overriding the Security Token Service's base URL (workload identity federation).
+pub const STS_VARIABLE: &str = "GCP_STS_ENDPOINT";
 /// The variable overriding the IAM Credentials endpoint's base URL.
 pub const IAM_CREDENTIALS_VARIABLE: &str = "GCP_IAMCREDENTIALS_ENDPOINT";
 
@@ -29,6 +32,8 @@ pub struct Endpoints {
     pub secure_token: reqwest::Url,
     /// IAM Credentials (`/v1/projects/-/serviceAccounts/...` is appended).
     pub iam_credentials: reqwest::Url,
+    /// The Security Token Service (`/v1/token` is appended).
+    pub sts: reqwest::Url,
 }
 
 impl Endpoints {
@@ -52,6 +57,7 @@ impl Endpoints {
                 IAM_CREDENTIALS_VARIABLE,
                 "https://iamcredentials.googleapis.com".into(),
             )?,
+            sts: variable(STS_VARIABLE, "https://sts.googleapis.com".into())?,
         })
     }
 }

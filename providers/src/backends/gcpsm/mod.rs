@@ -5,9 +5,11 @@
 //! * The store addresses project `projectID` (else workload identity's `clusterProjectID`), and
 //!   with `location` that region's regional secrets (see `config`).
 //! * Authentication: see `auth` (service-account key from a Secret, workload identity, or the
-//!   default chain) and `workload_identity`.
+//!   default chain), `workload_identity` and `federation` (with `subject`).
 //!   A ClusterSecretStore whose key reference has no namespace resolves it in the namespace of
 //!   the object using it (referent auth); validating such a store without one is `Unknown`.
+//! * `access_token`: the same credentials as a one-off token, for the `GCRAccessToken`
+//!   generator; `vault_jwt`: the signed JWT of the vault provider's `gcp` auth.
 //! * Reads, find: see `read`. Push, delete, exists: see `push`.
 //! * `validate`: credentials were checked when the client was built (a token was obtained, as
 //!   upstream's `NewClient` does), so a built client is `Ready`. Capabilities: ReadWrite.
@@ -15,12 +17,16 @@
 //! Client library: Google's REST API through `reqwest` rather than the official
 //! `google-cloud-secretmanager-v1` crate; `providers/Cargo.toml` says why.
 
+mod access_token;
 mod api;
 mod auth;
 mod config;
 mod error;
+mod federation;
 mod push;
 mod read;
+mod subject;
+mod vault_jwt;
 mod workload_identity;
 
 use std::sync::Arc;
@@ -39,9 +45,12 @@ use crate::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use crate::store::{StoreId, StoreKind};
 use crate::value::{SecretMap, SecretValue};
 
+pub use self::access_token::{REGISTRY_USERNAME, generate_access_token};
 pub use self::config::{
-    ENDPOINT_VARIABLE, Endpoints, IAM_CREDENTIALS_VARIABLE, SECURE_TOKEN_VARIABLE, validate_store,
+    ENDPOINT_VARIABLE, Endpoints, IAM_CREDENTIALS_VARIABLE, SECURE_TOKEN_VARIABLE, STS_VARIABLE,
+    validate_store,
 };
+pub use self::vault_jwt::{VaultGcpCredentials, vault_login_jwt};
 
 /// The `gcpsm` backend.
 #[derive(Debug, Clone, Copy)]

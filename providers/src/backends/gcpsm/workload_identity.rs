@@ -20,7 +20,7 @@ use external_secrets_crds::v1::GcpWorkloadIdentity;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::auth::{SCOPE, now_seconds, read_answer};
+use super::auth::{Fetched, SCOPE, expires_in, now_seconds, read_answer};
 use super::config::Endpoints;
 use crate::credentials::{CredentialResolver, Referent};
 use crate::error::{ProviderError, Result};
@@ -35,8 +35,10 @@ pub const JWT_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:jwt";
 /// The requested token type.
 pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
 
-/// Lifetime of the ServiceAccount token asked for (upstream's).
-const SA_TOKEN_LIFETIME: Duration = Duration::from_secs(15 * 60);
+/// Upstream's prefix for a ServiceAccount token that cannot be had.
+pub(super) const POD_TOKEN: &str = "unable to fetch pod token";
+/// Lifetime of the ServiceAccount tokens asked for (upstream's).
+pub(super) const SA_TOKEN_LIFETIME: Duration = Duration::from_secs(15 * 60);
 
 /// What a workload identity token source needs.
 pub(super) struct WorkloadIdentity {
@@ -104,7 +106,7 @@ impl WorkloadIdentity {
     }
 
     /// A fresh access token and its lifetime.
-    pub(super) async fn fetch(&self, http: &reqwest::Client) -> Result<(SecretValue, Duration)> {
+    pub(super) async fn fetch(&self, http: &reqwest::Client) -> Result<Fetched> {
         let namespace = self.namespace.as_deref();
         let annotations = self
             .credentials
@@ -120,7 +122,7 @@ impl WorkloadIdentity {
                 Referent::Allowed,
             )
             .await
-            .map_err(|error| error.context("unable to fetch pod token"))?;
+            .map_err(|error| error.context(POD_TOKEN))?;
         let body = json!({
             "grant_type": TOKEN_EXCHANGE,
             "subject_token_type": JWT_TOKEN_TYPE,
@@ -137,26 +139,51 @@ impl WorkloadIdentity {
             .body(body.to_string());
         let action = "unable to fetch identitybindingtoken";
         let federated: Federated = read_answer(request, action).await?;
-        let federated_lifetime = Duration::from_secs(federated.expires_in);
         let Some(google_account) = annotations.get(GCP_SA_ANNOTATION) else {
-            return Ok((SecretValue::new(federated.access_token), federated_lifetime));
+            return Ok((
+                SecretValue::new(federated.access_token),
+                expires_in(federated.expires_in),
+            ));
         };
-        let mut url = self.endpoints.iam_credentials.clone();
-        url.set_path(&format!(
-            "v1/projects/-/serviceAccounts/{google_account}:generateAccessToken"
-        ));
-        let request = http
-            .post(url)
-            .bearer_auth(&federated.access_token)
-            .header("content-type", "application/json")
-            .body(json!({"scope": [SCOPE]}).to_string());
-        let generated: Generated =
-            read_answer(request, "unable to generate gcp access token").await?;
-        let now = i64::try_from(now_seconds()).unwrap_or(i64::MAX);
-        let lifetime = chrono::DateTime::parse_from_rfc3339(&generated.expire_time)
-            .ok()
-            .and_then(|expiry| u64::try_from(expiry.timestamp().saturating_sub(now)).ok())
-            .map_or(Duration::ZERO, Duration::from_secs);
-        Ok((SecretValue::new(generated.access_token), lifetime))
+        impersonate(
+            http,
+            &self.endpoints,
+            google_account,
+            &federated.access_token,
+            None,
+        )
+        .await
     }
+}
+
+/// The token of Google service account `account` from IAM Credentials `generateAccessToken`,
+/// authenticated with the federated token `bearer`, asking for `lifetime` seconds if given
+/// (Google's default is one hour); with its expiry.
+pub(super) async fn impersonate(
+    http: &reqwest::Client,
+    endpoints: &Endpoints,
+    account: &str,
+    bearer: &str,
+    lifetime: Option<u64>,
+) -> Result<Fetched> {
+    let mut url = endpoints.iam_credentials.clone();
+    url.set_path(&format!(
+        "v1/projects/-/serviceAccounts/{account}:generateAccessToken"
+    ));
+    let mut body = json!({"scope": [SCOPE]});
+    if let Some(seconds) = lifetime {
+        body["lifetime"] = json!(format!("{seconds}s"));
+    }
+    let request = http
+        .post(url)
+        .bearer_auth(bearer)
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    let generated: Generated = read_answer(request, "unable to generate gcp access token").await?;
+    // An unreadable or past expiry counts as expired now: the next call asks again.
+    let expiry = chrono::DateTime::parse_from_rfc3339(&generated.expire_time)
+        .ok()
+        .and_then(|expiry| u64::try_from(expiry.timestamp()).ok())
+        .unwrap_or_else(now_seconds);
+    Ok((SecretValue::new(generated.access_token), expiry))
 }

@@ -13,6 +13,10 @@
 //!   when none; `expirationSeconds`, 10 minutes by default), posted to `auth/<path>/login`.
 //! * `cert`: the TLS client certificate (set on the transport) posted to `auth/<path>/login`,
 //!   with `name: <vaultRole>` when set.
+//! * `gcp` (with the gcpsm backend compiled in): `role` and a JWT signed for the Google service
+//!   account of `secretRef` (the key signs) or `workloadIdentity` (IAM Credentials `signJwt`),
+//!   see `gcpsm::vault_login_jwt`, posted to `auth/<path>/login` (`gcp` by default). Upstream's
+//!   GCE login (`serviceAccountRef` or neither: the pod's metadata identity) is refused.
 //!
 //! Logins are sent in `auth.namespace` when set, otherwise in the store's namespace. A login the
 //! server refuses as a bad request (wrong password, unknown role) is `PermissionDenied`.
@@ -177,6 +181,7 @@ impl Login<'_> {
                 };
                 ("cert", format!("auth/{path}/login"), body)
             }
+            AuthMethod::Gcp(gcp) => self.gcp(gcp).await?,
         };
         let action = format!("cannot log in to vault with {name} auth at {path}");
         let mut call = Call::new(Method::POST, &path);
@@ -191,6 +196,53 @@ impl Login<'_> {
             }
         })?;
         auth_info(answer, &action).map(Some)
+    }
+
+    /// The login of `auth.gcp`: method name, path and body.
+    #[cfg(feature = "gcpsm")]
+    async fn gcp(
+        &self,
+        gcp: &external_secrets_crds::v1::VaultGcpAuth,
+    ) -> Result<(&'static str, String, serde_json::Value)> {
+        use crate::backends::gcpsm::{Endpoints, VaultGcpCredentials, vault_login_jwt};
+        let source = match (&gcp.secret_ref, &gcp.workload_identity) {
+            (Some(key), _) => VaultGcpCredentials::Key(key),
+            (None, Some(identity)) => VaultGcpCredentials::WorkloadIdentity(identity),
+            (None, None) => {
+                return Err(ProviderError::unsupported(
+                    "vault gcp auth without secretRef or workloadIdentity (a GCE login with the                      pod's own credentials) is not supported by this build",
+                ));
+            }
+        };
+        let endpoints = Endpoints::from_env(None)?;
+        let role = gcp.role.trim();
+        let jwt = vault_login_jwt(
+            source,
+            gcp.project_id.as_deref(),
+            role,
+            self.credentials,
+            &endpoints,
+        )
+        .await
+        .map_err(|error| error.context("failed to set up GCP authentication"))?;
+        let path = if gcp.path.is_empty() {
+            "gcp"
+        } else {
+            &gcp.path
+        };
+        let body = json!({"role": role, "jwt": text(&jwt)});
+        Ok(("gcp", format!("auth/{path}/login"), body))
+    }
+
+    /// Unreachable without the gcpsm backend: `AuthMethod::of` refuses `gcp` then.
+    #[cfg(not(feature = "gcpsm"))]
+    async fn gcp(
+        &self,
+        _gcp: &external_secrets_crds::v1::VaultGcpAuth,
+    ) -> Result<(&'static str, String, serde_json::Value)> {
+        Err(ProviderError::unsupported(
+            "vault auth method \"gcp\" is not supported by this build",
+        ))
     }
 
     /// Extends `token`'s lease (`auth/token/renew-self`).

@@ -4,8 +4,8 @@
 
 use external_secrets_crds::meta::{SecretKeySelector, ServiceAccountSelector};
 use external_secrets_crds::v1::{
-    VaultAppRole, VaultAuth, VaultCertAuth, VaultJwtAuth, VaultKubernetesAuth, VaultKvStoreVersion,
-    VaultLdapAuth, VaultProvider, VaultUserPassAuth,
+    VaultAppRole, VaultAuth, VaultCertAuth, VaultGcpAuth, VaultJwtAuth, VaultKubernetesAuth,
+    VaultKvStoreVersion, VaultLdapAuth, VaultProvider, VaultUserPassAuth,
 };
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
@@ -42,6 +42,8 @@ pub(super) enum AuthMethod<'a> {
     Jwt(&'a VaultJwtAuth),
     /// `cert`: the TLS client certificate itself.
     Cert(&'a VaultCertAuth),
+    /// `gcp`: a JWT signed for a Google service account (needs the gcpsm backend's code).
+    Gcp(&'a VaultGcpAuth),
 }
 
 impl<'a> AuthMethod<'a> {
@@ -65,11 +67,13 @@ impl<'a> AuthMethod<'a> {
             AuthMethod::Jwt(jwt)
         } else if let Some(cert) = &auth.cert {
             AuthMethod::Cert(cert)
-        } else if auth.iam.is_some() || auth.gcp.is_some() {
+        } else if auth.iam.is_some() || (auth.gcp.is_some() && !cfg!(feature = "gcpsm")) {
             let name = if auth.iam.is_some() { "iam" } else { "gcp" };
             return Err(ProviderError::unsupported(format!(
                 "vault auth method {name:?} is not supported by this build"
             )));
+        } else if let Some(gcp) = &auth.gcp {
+            AuthMethod::Gcp(gcp)
         } else {
             return Err(ProviderError::invalid_config(NO_AUTH_METHOD));
         };
@@ -118,6 +122,16 @@ pub(super) fn is_referent(spec: &VaultProvider) -> bool {
                     jwt.kubernetes_service_account_token
                         .as_ref()
                         .map(|token| &token.service_account_ref),
+                )
+        })
+        || auth.gcp.as_ref().is_some_and(|gcp| {
+            gcp.secret_ref
+                .as_ref()
+                .is_some_and(|key| secret(key.secret_access_key_secret_ref.as_ref()))
+                || account(
+                    gcp.workload_identity
+                        .as_ref()
+                        .map(|identity| &identity.service_account_ref),
                 )
         })
         || auth
@@ -228,6 +242,21 @@ pub fn validate_store(spec: &VaultProvider, store: &StoreId) -> Result<()> {
         AuthMethod::Cert(cert) => {
             required_secret("Auth.Cert.ClientCert", &cert.client_cert, store)?;
             required_secret("Auth.Cert.SecretRef", &cert.secret_ref, store)
+        }
+        AuthMethod::Gcp(gcp) => {
+            let key = gcp.secret_ref.as_ref();
+            check_secret(
+                "Auth.GCP.SecretRef",
+                key.and_then(|key| key.secret_access_key_secret_ref.as_ref()),
+                store,
+            )?;
+            check_account(
+                "Auth.GCP.WorkloadIdentity.ServiceAccountRef",
+                gcp.workload_identity
+                    .as_ref()
+                    .map(|identity| &identity.service_account_ref),
+                store,
+            )
         }
     }
 }
