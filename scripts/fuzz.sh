@@ -13,7 +13,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 # cargo fuzz passes nightly-only flags (-Z); the stable toolchain accepts them this way.
 export RUSTC_BOOTSTRAP=1
-build_dir=${CARGO_TARGET_DIR:-$HOME/.cache/eso-target}/fuzz
+build_dir=${CARGO_TARGET_DIR:-$HOME/.cache/eso-target}-fuzz
 cd "$root/fuzz"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

@@ -40,8 +40,10 @@ fn decoded_data(secret: &Value) -> BTreeMap<String, String> {
 
 #[test]
 fn quickstart_renders_the_secret_and_reports_the_broken_example() {
-    let quickstart =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
+    let quickstart = std::path::Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("examples/quickstart.yaml");
     let output = render(&quickstart);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let secrets = documents(&output);

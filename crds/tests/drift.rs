@@ -6,11 +6,18 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-const MANIFEST_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/manifests");
+/// `/manifests` under the package, read when the test runs: a target dir shared
+/// between checkouts must never point a test at another checkout.
+fn manifest_dir() -> String {
+    format!(
+        "{}/manifests",
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")
+    )
+}
 const REGENERATE: &str = "UPDATE_CRDS=1 cargo test -p external-secrets-crds --test drift";
 
 fn committed() -> BTreeMap<String, String> {
-    let Ok(entries) = fs::read_dir(MANIFEST_DIR) else {
+    let Ok(entries) = fs::read_dir(manifest_dir()) else {
         return BTreeMap::new();
     };
     entries
@@ -37,7 +44,8 @@ fn committed_manifests_match_the_types() {
     let committed = committed();
 
     if std::env::var_os("UPDATE_CRDS").is_some_and(|value| value == "1") {
-        let dir = Path::new(MANIFEST_DIR);
+        let dir = manifest_dir();
+        let dir = Path::new(&dir);
         fs::create_dir_all(dir).expect("creating crds/manifests");
         for name in committed
             .keys()

@@ -10,10 +10,14 @@ use std::path::Path;
 
 use serde_json::Value;
 
-const UPSTREAM_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/reference/upstream-crds"
-);
+/// `/../../shared/reference/upstream-crds` under the package, read when the test runs: a target dir shared
+/// between checkouts must never point a test at another checkout.
+fn upstream_dir() -> String {
+    format!(
+        "{}/../../shared/reference/upstream-crds",
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")
+    )
+}
 
 /// Differences we accept: (CRD name, version, schema path, kind of difference, reason).
 const ALLOWED: &[(&str, &str, &str, &str, &str)] = &[];
@@ -145,7 +149,8 @@ fn short(value: &Value) -> String {
 }
 
 fn upstream_crds() -> BTreeMap<String, Value> {
-    let dir = Path::new(UPSTREAM_DIR);
+    let dir = upstream_dir();
+    let dir = Path::new(&dir);
     let mut crds = BTreeMap::new();
     for entry in
         fs::read_dir(dir).unwrap_or_else(|error| panic!("reading {}: {error}", dir.display()))

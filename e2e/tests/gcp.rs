@@ -331,9 +331,11 @@ async fn gcr_access_tokens_fill_data_from() -> anyhow::Result<()> {
 /// An upstream example store manifest (`../shared/conformance/manifests/<file>`) with its
 /// placeholders filled, named `name` in `namespace`, served by controller `class`.
 fn example_store(file: &str, name: &str, namespace: &str, class: &str) -> anyhow::Result<Value> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/conformance/manifests")
-        .join(file);
+    let path = std::path::Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../shared/conformance/manifests")
+    .join(file);
     let text = std::fs::read_to_string(&path)?
         .replace("[PROJECT_ID]", PROJECT)
         .replace("[CLUSTER_PROJECT_ID]", "cluster-project")

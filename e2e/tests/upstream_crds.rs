@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 fn upstream_crds() -> anyhow::Result<Vec<CustomResourceDefinition>> {
     let directory =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/upstream-crds");
+        PathBuf::from(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+            .join("../../shared/reference/upstream-crds");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&directory)
         .with_context(|| format!("reading {}", directory.display()))?
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))

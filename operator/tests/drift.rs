@@ -6,14 +6,22 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-const MANIFEST_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/crds");
+/// `/manifests/crds` under the package, read when the test runs: a target dir shared
+/// between checkouts must never point a test at another checkout.
+fn manifest_dir() -> String {
+    format!(
+        "{}/manifests/crds",
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")
+    )
+}
 
 #[test]
 fn committed_crds_match_the_types() {
     let generated: BTreeMap<String, String> = external_secrets_operator::api::manifests()
         .into_iter()
         .collect();
-    let dir = Path::new(MANIFEST_DIR);
+    let dir = manifest_dir();
+    let dir = Path::new(&dir);
     if std::env::var_os("UPDATE_CRDS").is_some_and(|value| value == "1") {
         fs::create_dir_all(dir).expect("creating operator/manifests/crds");
         for (name, yaml) in &generated {

@@ -55,9 +55,9 @@ async fn apply_crds(
 }
 
 fn cert_manager_crds() -> anyhow::Result<Vec<CustomResourceDefinition>> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../charts/test/third-party-crds.yaml"
+    let path = &format!(
+        "{}/../charts/test/third-party-crds.yaml",
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")
     );
     let mut crds = Vec::new();
     for document in serde_yaml::Deserializer::from_str(&std::fs::read_to_string(path)?) {

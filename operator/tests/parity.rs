@@ -10,10 +10,14 @@ use std::fs;
 
 use serde_json::Value;
 
-const UPSTREAM_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/reference/upstream-operator-crds"
-);
+/// `/../../shared/reference/upstream-operator-crds` under the package, read when the test runs: a target dir shared
+/// between checkouts must never point a test at another checkout.
+fn upstream_dir() -> String {
+    format!(
+        "{}/../../shared/reference/upstream-operator-crds",
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")
+    )
+}
 
 /// Differences we accept: (path, reason).
 const ALLOWED: &[(&str, &str)] = &[(
@@ -88,8 +92,10 @@ fn generated_crds_match_upstream() {
     for crd in ours {
         let name = crd.metadata.name.clone().expect("a CRD name");
         let file = format!(
-            "{UPSTREAM_DIR}/{}_{}.yaml",
-            crd.spec.group, crd.spec.names.plural
+            "{}/{}_{}.yaml",
+            upstream_dir(),
+            crd.spec.group,
+            crd.spec.names.plural
         );
         let text = fs::read_to_string(&file).unwrap_or_else(|error| panic!("{file}: {error}"));
         let mut upstream: Value = serde_yaml::from_str(&text).expect("upstream CRD YAML");

@@ -1,7 +1,8 @@
 //! The CA bundle a provider checks its server's certificate against: `caBundle` inline, or
 //! `caProvider` (a key of a Secret or ConfigMap), as upstream's `FetchCACertFromSource`. Neither
 //! set: the system roots. Shared by every provider whose spec has the pair (kubernetes
-//! `server`, vault, webhook).
+//! `server`, vault, webhook, gitlab, infisical, akeyless): always compiled, so a backend adding
+//! the pair edits no list.
 
 use base64::Engine as _;
 use external_secrets_crds::v1::{CaProvider, CaProviderType};
@@ -12,7 +13,7 @@ use crate::error::{ProviderError, Result};
 use crate::store::StoreKind;
 
 /// The PEM bundle configured by `bundle` or `provider`, if any.
-pub(crate) async fn ca_bundle(
+pub async fn ca_bundle(
     bundle: Option<&ByteString>,
     provider: Option<&CaProvider>,
     credentials: &CredentialResolver,

@@ -10,21 +10,13 @@
 //!   [`rate_limit`] and [`retry`] (through [`resilient`]) together.
 //! * Shared machinery for backends: [`request`] (provider-facing request types converted from
 //!   the CRDs by [`convert`]), [`credentials`] (the Kubernetes Secrets a store refers to, under
-//!   upstream's namespace rules), [`property`] (JSON paths), [`duration`] (Go durations), CA
-//!   bundles, and [`transport`] (the HTTPS client, bounded body reads and failure descriptions
+//!   upstream's namespace rules), [`property`] (JSON paths), [`duration`] (Go durations), [`ca`] (CA
+//!   bundles), and [`transport`] (the HTTPS client, bounded body reads and failure descriptions
 //!   every HTTP backend shares); [`redact`] describes parser errors
 //!   without the secret text they quote.
 
 pub mod backends;
-#[cfg(any(
-    feature = "kubernetes",
-    feature = "vault",
-    feature = "webhook",
-    feature = "infisical",
-    feature = "akeyless",
-    feature = "gitlab"
-))]
-mod ca;
+pub mod ca;
 pub mod cache;
 pub mod client;
 pub mod convert;

@@ -15,7 +15,8 @@ use std::{collections::BTreeSet, fmt::Debug, path::PathBuf};
 const GROUPS: [&str; 2] = ["external-secrets.io", "generators.external-secrets.io"];
 
 fn shared_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+    PathBuf::from(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("../../shared")
 }
 
 /// One YAML document of a conformance file, with where it came from for messages.

@@ -21,7 +21,7 @@ use super::text;
 
 /// The repository root.
 pub fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .parent()
         .expect("e2e/ has a parent")
         .to_path_buf()

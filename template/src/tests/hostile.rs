@@ -218,7 +218,11 @@ impl Generator {
 
 fn data() -> BTreeMap<String, Vec<u8>> {
     let testdata = |name: &str| {
-        std::fs::read(format!("{}/testdata/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read(format!(
+            "{}/testdata/{name}",
+            &std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     };
     BTreeMap::from([
         ("text".to_owned(), b"hello world".to_vec()),
