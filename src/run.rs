@@ -122,8 +122,13 @@ async fn lead(args: &RunArgs, context: &Context) -> anyhow::Result<Lead> {
         renew_deadline: args.leader_election_renew_deadline,
         retry_period: args.leader_election_retry_period,
     };
+    // The lease has a client of its own, without the client-side rate limit: controllers using
+    // all of `--client-qps` must never delay a renewal until the lease is lost.
+    let lease_client = crate::kube_client::client(context.metrics.clone(), 0.0, 0)
+        .await
+        .context("connecting to the Kubernetes API for leader election")?;
     tokio::select! {
-        leadership = leader::acquire(context.client.clone(), &settings) => {
+        leadership = leader::acquire(lease_client, &settings) => {
             Ok(Lead::Go(Some(leadership?)))
         }
         () = termination() => Ok(Lead::Terminated),

@@ -7,14 +7,13 @@
 //!
 //! Cluster-agnostic: only the controller talks to the fake, and it runs on this machine.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use base64::Engine as _;
 use contract_fakes::akeyless::AkeylessFake;
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    string_data, unique_name,
+    unique_name, wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -94,32 +93,29 @@ async fn external_secrets_sync_from_akeyless_and_push_secrets_write_to_it() -> a
         .create(&PostParams::default(), &external_secret)
         .await?;
     let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    let synced = |tier: &'static str| {
-        let secrets = secrets.clone();
-        move || {
-            let secrets = secrets.clone();
-            async move {
-                let Some(secret) = secrets.get_opt("app-config").await? else {
-                    return Ok(None);
-                };
-                let expected: BTreeMap<String, String> =
-                    [("password", "tmp-pass"), ("region", "eu"), ("tier", tier)]
-                        .into_iter()
-                        .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                        .collect();
-                Ok((string_data(&secret) == expected).then_some(()))
-            }
-        }
-    };
-    eventually(WAIT, "target Secret synced from Akeyless", synced("gold"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    let expected =
+        |tier: &'static str| [("password", "tmp-pass"), ("region", "eu"), ("tier", tier)];
+    wait_for_secret_data(
+        &secrets,
+        "app-config",
+        &expected("gold"),
+        WAIT,
+        "target Secret synced from Akeyless",
+        &controller,
+    )
+    .await?;
 
     // A new version reaches the Secret at the next refresh.
     fake.set_static("/app/config", r#"{"region":"eu","tier":"platinum"}"#, &[]);
-    eventually(WAIT, "target Secret follows Akeyless", synced("platinum"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "app-config",
+        &expected("platinum"),
+        WAIT,
+        "target Secret follows Akeyless",
+        &controller,
+    )
+    .await?;
 
     // A PushSecret creates a tagged item, and deletes it with the PushSecret.
     let push_secrets = create_push_secret(

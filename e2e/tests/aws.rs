@@ -12,14 +12,13 @@
 #[path = "../../providers/tests/aws/moto_process.rs"]
 mod moto_process;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    string_data, unique_name,
+    unique_name, wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -120,29 +119,22 @@ async fn external_secrets_sync_from_moto_and_push_secrets_write_to_it() -> anyho
         .create(&PostParams::default(), &external_secret)
         .await?;
     let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    let synced = |password: &'static str| {
-        let secrets = secrets.clone();
-        move || {
-            let secrets = secrets.clone();
-            async move {
-                let Some(secret) = secrets.get_opt("db-credentials").await? else {
-                    return Ok(None);
-                };
-                let expected: BTreeMap<String, String> = [
-                    ("user", "admin"),
-                    ("password", password),
-                    ("host", "db.local"),
-                ]
-                .into_iter()
-                .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                .collect();
-                Ok((string_data(&secret) == expected).then_some(()))
-            }
-        }
+    let expected = |password: &'static str| {
+        [
+            ("user", "admin"),
+            ("password", password),
+            ("host", "db.local"),
+        ]
     };
-    eventually(WAIT, "target Secret synced from moto", synced("first"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("first"),
+        WAIT,
+        "target Secret synced from moto",
+        &controller,
+    )
+    .await?;
 
     // A new secret version reaches the Secret at the next refresh.
     let (status, answer) = secrets_manager(
@@ -151,9 +143,15 @@ async fn external_secrets_sync_from_moto_and_push_secrets_write_to_it() -> anyho
         json!({"SecretId": "app/db", "SecretString": r#"{"user":"admin","password":"second"}"#}),
     );
     anyhow::ensure!(status == 200, "PutSecretValue: {status} {answer}");
-    eventually(WAIT, "target Secret follows moto", synced("second"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("second"),
+        WAIT,
+        "target Secret follows moto",
+        &controller,
+    )
+    .await?;
 
     // A PushSecret creates a secret tagged as ours, and deletes it when it is deleted.
     let push_secrets = create_push_secret(

@@ -14,7 +14,6 @@
 //! `https://127.0.0.1` as its audience, which covers the vault's host. Cluster-agnostic: only
 //! the controller talks to the fakes, and it runs on this machine.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use contract_fakes::azure_identity::AppCredential;
@@ -22,7 +21,7 @@ use contract_fakes::azure_keyvault::{KeyVaultFake, Kind};
 use contract_fakes::azure_registry::RegistryFake;
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    string_data, unique_name,
+    string_data, unique_name, wait_for_secret_data,
 };
 use external_secrets_crds::generators::{AcrAccessToken, ClusterGenerator};
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
@@ -100,37 +99,32 @@ async fn external_secrets_sync_from_key_vault_and_push_secrets_write_to_it() -> 
     Api::<ExternalSecret>::namespaced(cluster.client.clone(), &namespace.name)
         .create(&PostParams::default(), &external_secret)
         .await?;
-    let synced = |password: &'static str| {
-        let secrets = secrets.clone();
-        move || {
-            let secrets = secrets.clone();
-            async move {
-                let Some(secret) = secrets.get_opt("db-credentials").await? else {
-                    return Ok(None);
-                };
-                let expected: BTreeMap<String, String> = [
-                    ("password", password),
-                    ("host", "db.local"),
-                    ("port", "5432"),
-                ]
-                .into_iter()
-                .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                .collect();
-                Ok((string_data(&secret) == expected).then_some(()))
-            }
-        }
+    let expected = |password: &'static str| {
+        [
+            ("password", password),
+            ("host", "db.local"),
+            ("port", "5432"),
+        ]
     };
-    eventually(WAIT, "target Secret synced from Key Vault", synced("first"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("first"),
+        WAIT,
+        "target Secret synced from Key Vault",
+        &controller,
+    )
+    .await?;
     fake.put_secret("db-password", "second", &[], true);
-    eventually(
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("second"),
         WAIT,
         "target Secret follows the new version",
-        synced("second"),
+        &controller,
     )
-    .await
-    .map_err(|error| error.context(controller.log()))?;
+    .await?;
 
     let push_secrets = create_push_secret(
         &cluster.client,

@@ -8,13 +8,12 @@
 //!
 //! Cluster-agnostic: only the controller talks to the fake, and it runs on this machine.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use contract_fakes::delinea::DelineaFake;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
-    unique_name,
+    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+    wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -105,37 +104,38 @@ async fn external_secrets_sync_from_devops_secrets_vault() -> anyhow::Result<()>
         .create(&PostParams::default(), &external_secret)
         .await?;
     let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    let synced = |password: &'static str| {
-        let secrets = secrets.clone();
-        move || {
-            let secrets = secrets.clone();
-            async move {
-                let Some(secret) = secrets.get_opt("db-credentials").await? else {
-                    return Ok(None);
-                };
-                let whole = format!(r#"{{"password":"{password}","user":"admin"}}"#);
-                let expected: BTreeMap<String, String> = [
-                    ("login", "admin"),
-                    ("whole", whole.as_str()),
-                    ("user", "admin"),
-                    ("password", password),
-                ]
-                .into_iter()
-                .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                .collect();
-                Ok((string_data(&secret) == expected).then_some(()))
-            }
-        }
-    };
-    eventually(WAIT, "target Secret synced from DSV", synced("first"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    fn expected<'a>(password: &'a str, whole: &'a str) -> [(&'a str, &'a str); 4] {
+        [
+            ("login", "admin"),
+            ("whole", whole),
+            ("user", "admin"),
+            ("password", password),
+        ]
+    }
+    let whole = |password: &str| format!(r#"{{"password":"{password}","user":"admin"}}"#);
+    let first = whole("first");
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("first", &first),
+        WAIT,
+        "target Secret synced from DSV",
+        &controller,
+    )
+    .await?;
 
     // A changed secret reaches the Secret at the next refresh.
     fake.set_secret("apps/db", json!({"user": "admin", "password": "second"}));
-    eventually(WAIT, "target Secret follows DSV", synced("second"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    let second = whole("second");
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("second", &second),
+        WAIT,
+        "target Secret follows DSV",
+        &controller,
+    )
+    .await?;
 
     controller.stop().await?;
     namespace.delete().await

@@ -8,13 +8,12 @@
 //!
 //! Cluster-agnostic: only the controller talks to the fake, and it runs on this machine.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use contract_fakes::doppler::DopplerFake;
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    string_data, unique_name,
+    unique_name, wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -85,41 +84,29 @@ async fn external_secrets_sync_from_doppler_and_push_secrets_write_to_it() -> an
         .create(&PostParams::default(), &external_secret)
         .await?;
     let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    let synced = |url: &'static str| {
-        let secrets = secrets.clone();
-        move || {
-            let secrets = secrets.clone();
-            async move {
-                let Some(secret) = secrets.get_opt("auth-api").await? else {
-                    return Ok(None);
-                };
-                let expected: BTreeMap<String, String> =
-                    [("url", url), ("db-url", url), ("api-key", "key-1")]
-                        .into_iter()
-                        .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                        .collect();
-                Ok((string_data(&secret) == expected).then_some(()))
-            }
-        }
-    };
-    eventually(
+    let expected = |url: &'static str| [("url", url), ("db-url", url), ("api-key", "key-1")];
+    wait_for_secret_data(
+        &secrets,
+        "auth-api",
+        &expected("postgres://first"),
         WAIT,
         "target Secret synced from Doppler",
-        synced("postgres://first"),
+        &controller,
     )
-    .await
-    .map_err(|error| error.context(controller.log()))?;
+    .await?;
 
     // A changed value reaches the Secret at a later refresh; refreshes ask with the ETag of the
     // cached download.
     fake.set_secret("auth-api", "prd", "DB_URL", "postgres://second");
-    eventually(
+    wait_for_secret_data(
+        &secrets,
+        "auth-api",
+        &expected("postgres://second"),
         WAIT,
         "target Secret follows Doppler",
-        synced("postgres://second"),
+        &controller,
     )
-    .await
-    .map_err(|error| error.context(controller.log()))?;
+    .await?;
     let conditional = fake.server.requests().iter().any(|request| {
         request.path == "/v3/configs/config/secrets/download"
             && request.headers.contains_key("if-none-match")

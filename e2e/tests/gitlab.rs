@@ -7,14 +7,13 @@
 //!
 //! Cluster-agnostic: only the controller talks to the fake, and it runs on this machine.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use base64::Engine as _;
 use contract_fakes::gitlab::{GitlabFake, Owner};
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
-    unique_name,
+    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+    wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -128,34 +127,23 @@ async fn external_secrets_sync_from_gitlab_variables() -> anyhow::Result<()> {
         .create(&PostParams::default(), &external_secret)
         .await?;
     let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    let synced = |password: &'static str| {
-        let secrets = secrets.clone();
-        move || {
-            let secrets = secrets.clone();
-            async move {
-                let Some(secret) = secrets.get_opt("app-credentials").await? else {
-                    return Ok(None);
-                };
-                let expected: BTreeMap<String, String> = [
-                    ("password", password),
-                    ("user", "admin"),
-                    ("registry", "from-group"),
-                    ("APP_MODE", "blue"),
-                ]
-                .into_iter()
-                .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                .collect();
-                Ok((string_data(&secret) == expected).then_some(()))
-            }
-        }
+    let expected = |password: &'static str| {
+        [
+            ("password", password),
+            ("user", "admin"),
+            ("registry", "from-group"),
+            ("APP_MODE", "blue"),
+        ]
     };
-    eventually(
+    wait_for_secret_data(
+        &secrets,
+        "app-credentials",
+        &expected("prod-first"),
         WAIT,
         "target Secret synced from GitLab",
-        synced("prod-first"),
+        &controller,
     )
-    .await
-    .map_err(|error| error.context(controller.log()))?;
+    .await?;
 
     // A changed variable reaches the Secret at the next refresh.
     anyhow::ensure!(fake.set_variable(
@@ -164,9 +152,15 @@ async fn external_secrets_sync_from_gitlab_variables() -> anyhow::Result<()> {
         "prod-second",
         "production"
     ));
-    eventually(WAIT, "target Secret follows GitLab", synced("prod-second"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "app-credentials",
+        &expected("prod-second"),
+        WAIT,
+        "target Secret follows GitLab",
+        &controller,
+    )
+    .await?;
 
     // Every request the controller sent carried the token as GitLab's PRIVATE-TOKEN.
     let requests = fake.server.requests();

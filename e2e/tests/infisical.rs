@@ -8,14 +8,13 @@
 //!
 //! Cluster-agnostic: only the controller talks to the fake, and it runs on this machine.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use base64::Engine as _;
 use contract_fakes::infisical::InfisicalFake;
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    string_data, unique_name,
+    unique_name, wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -99,36 +98,35 @@ async fn external_secrets_sync_from_infisical_and_push_secrets_write_to_it() -> 
         .create(&PostParams::default(), &external_secret)
         .await?;
     let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    let synced = |password: &'static str| {
-        let secrets = secrets.clone();
-        move || {
-            let secrets = secrets.clone();
-            async move {
-                let Some(secret) = secrets.get_opt("app-config").await? else {
-                    return Ok(None);
-                };
-                let expected: BTreeMap<String, String> = [
-                    ("password", password),
-                    ("redis", "redis://cache"),
-                    ("region", "eu"),
-                    ("tier", "gold"),
-                ]
-                .into_iter()
-                .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                .collect();
-                Ok((string_data(&secret) == expected).then_some(()))
-            }
-        }
+    let expected = |password: &'static str| {
+        [
+            ("password", password),
+            ("redis", "redis://cache"),
+            ("region", "eu"),
+            ("tier", "gold"),
+        ]
     };
-    eventually(WAIT, "target Secret synced from Infisical", synced("first"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "app-config",
+        &expected("first"),
+        WAIT,
+        "target Secret synced from Infisical",
+        &controller,
+    )
+    .await?;
 
     // A changed value reaches the Secret at the next refresh.
     fake.set_secret("prod", "/app", "DB_PASSWORD", "second");
-    eventually(WAIT, "target Secret follows Infisical", synced("second"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "app-config",
+        &expected("second"),
+        WAIT,
+        "target Secret follows Infisical",
+        &controller,
+    )
+    .await?;
 
     // A PushSecret writes a JSON member of a new secret, and deletes it with the PushSecret.
     let push_secrets = create_push_secret(

@@ -7,13 +7,12 @@
 //!
 //! Cluster-agnostic: only the controller talks to the fake, and it runs on this machine.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use contract_fakes::onepassword::OnePasswordFake;
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    string_data, unique_name,
+    unique_name, wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -107,32 +106,29 @@ async fn external_secrets_sync_from_connect_and_push_secrets_write_to_it() -> an
         .create(&PostParams::default(), &external_secret)
         .await?;
     let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    let synced = |password: &'static str| {
-        let secrets = secrets.clone();
-        move || {
-            let secrets = secrets.clone();
-            async move {
-                let Some(secret) = secrets.get_opt("db-credentials").await? else {
-                    return Ok(None);
-                };
-                let expected: BTreeMap<String, String> =
-                    [("username", "admin"), ("password", password), ("ca", "CA")]
-                        .into_iter()
-                        .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                        .collect();
-                Ok((string_data(&secret) == expected).then_some(()))
-            }
-        }
-    };
-    eventually(WAIT, "target Secret synced from Connect", synced("first"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    let expected =
+        |password: &'static str| [("username", "admin"), ("password", password), ("ca", "CA")];
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("first"),
+        WAIT,
+        "target Secret synced from Connect",
+        &controller,
+    )
+    .await?;
 
     // A changed field reaches the Secret at the next refresh.
     anyhow::ensure!(fake.set_field("prod", &db, "password", "second"));
-    eventually(WAIT, "target Secret follows Connect", synced("second"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("second"),
+        WAIT,
+        "target Secret follows Connect",
+        &controller,
+    )
+    .await?;
 
     // A PushSecret creates a tagged item in the first vault, and deletes it with the PushSecret.
     let push_secrets = create_push_secret(

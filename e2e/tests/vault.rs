@@ -11,13 +11,12 @@
 #[path = "../../providers/tests/support/bao_process.rs"]
 mod bao_process;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use bao_process::{BaoProcess, ROOT_TOKEN};
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    string_data, unique_name,
+    string_data, unique_name, wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::authentication::v1::TokenRequest;
@@ -138,39 +137,38 @@ async fn external_secrets_sync_from_openbao_and_push_secrets_write_to_it() -> an
         .create(&PostParams::default(), &external_secret)
         .await?;
     let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    let synced = |password: &'static str| {
-        let secrets = secrets.clone();
-        move || {
-            let secrets = secrets.clone();
-            async move {
-                let Some(secret) = secrets.get_opt("db-credentials").await? else {
-                    return Ok(None);
-                };
-                let expected: BTreeMap<String, String> = [
-                    ("user", "admin"),
-                    ("password", password),
-                    ("host", "db.local"),
-                    ("port", "5432"),
-                ]
-                .into_iter()
-                .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                .collect();
-                Ok((string_data(&secret) == expected).then_some(()))
-            }
-        }
+    let expected = |password: &'static str| {
+        [
+            ("user", "admin"),
+            ("password", password),
+            ("host", "db.local"),
+            ("port", "5432"),
+        ]
     };
-    eventually(WAIT, "target Secret synced from OpenBao", synced("first"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("first"),
+        WAIT,
+        "target Secret synced from OpenBao",
+        &controller,
+    )
+    .await?;
 
     // A new version in OpenBao reaches the Secret at the next refresh.
     bao_cli(
         &bao,
         &["kv", "patch", "-mount=secret", "app/db", "password=second"],
     )?;
-    eventually(WAIT, "target Secret follows OpenBao", synced("second"))
-        .await
-        .map_err(|error| error.context(controller.log()))?;
+    wait_for_secret_data(
+        &secrets,
+        "db-credentials",
+        &expected("second"),
+        WAIT,
+        "target Secret follows OpenBao",
+        &controller,
+    )
+    .await?;
 
     // A PushSecret writes a property, marked as pushed, and deletes it when it is deleted.
     let push_secrets = create_push_secret(

@@ -1,5 +1,5 @@
-//! The test harness: connecting to the cluster under test, throwaway namespaces, polling,
-//! running the controller binary, and locating `kubectl`.
+//! The test harness: connecting to the cluster under test, throwaway namespaces, polling (also
+//! for a synced Secret's data), running the controller binary, and locating `kubectl`.
 
 mod cluster;
 mod component;
@@ -8,6 +8,7 @@ mod crd;
 mod kubectl;
 mod namespace;
 mod push;
+mod secret_data;
 mod webhook;
 
 pub use cluster::{ApiServerEndpoint, TestCluster, install_crds};
@@ -19,6 +20,7 @@ pub use crd::TestCrd;
 pub use kubectl::{Kubectl, kubectl};
 pub use namespace::TestNamespace;
 pub use push::create_push_secret;
+pub use secret_data::wait_for_secret_data;
 pub use webhook::{WebhookProcess, admission_review, post_review};
 
 use std::future::Future;
