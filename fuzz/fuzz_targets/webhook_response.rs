@@ -3,7 +3,9 @@
 
 mod split;
 
-use external_secrets_providers::backends::webhook::response::{parse, select, single_value, value_map};
+use external_secrets_providers::backends::webhook::response::{
+    parse, select, single_value, value_map,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
