@@ -92,6 +92,19 @@ pub struct FindName {
     pub regexp: String,
 }
 
+impl FindName {
+    /// The expression compiled (the regex crate bounds its size), refused with upstream's message
+    /// when it does not compile: every backend's find by name goes through here.
+    pub fn matcher(&self) -> crate::error::Result<regex::Regex> {
+        regex::Regex::new(&self.regexp).map_err(|error| {
+            crate::error::ProviderError::invalid_request(format!(
+                "could not compile find.name.regexp [{}]: {error}",
+                self.regexp
+            ))
+        })
+    }
+}
+
 /// Which secrets to fetch at once: upstream's `ExternalSecretFind`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Find {

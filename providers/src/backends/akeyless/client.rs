@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use regex::Regex;
 use reqwest::StatusCode;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -301,12 +300,7 @@ impl SecretsClient for AkeylessClient {
     async fn get_all_secrets(&self, find: &Find) -> Result<SecretMap> {
         let path = search_path(find.path.as_deref());
         if let Some(name) = &find.name {
-            let regex = Regex::new(&name.regexp).map_err(|failure| {
-                ProviderError::invalid_request(format!(
-                    "could not compile find.name.regexp [{}]: {failure}",
-                    name.regexp
-                ))
-            })?;
+            let regex = name.matcher()?;
             let token = self.token().await?;
             let names = self.list(&token, &path, "").await?;
             let names = names.into_iter().filter(|n| regex.is_match(n)).collect();

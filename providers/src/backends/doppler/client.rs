@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use regex::Regex;
 use serde_json::json;
 
 use super::api::{Api, Download};
@@ -198,18 +197,7 @@ impl SecretsClient for DopplerClient {
     }
 
     async fn get_all_secrets(&self, find: &Find) -> Result<SecretMap> {
-        let name = find
-            .name
-            .as_ref()
-            .map(|name| {
-                Regex::new(&name.regexp).map_err(|failure| {
-                    ProviderError::invalid_request(format!(
-                        "could not compile find.name.regexp [{}]: {failure}",
-                        name.regexp
-                    ))
-                })
-            })
-            .transpose()?;
+        let name = find.name.as_ref().map(|name| name.matcher()).transpose()?;
         let all = self
             .all()
             .await

@@ -222,12 +222,7 @@ impl SecretsClient for FakeClient {
                 "unsupported find operator: only find.name is supported by the fake provider",
             ));
         };
-        let matcher = regex::Regex::new(&name.regexp).map_err(|error| {
-            ProviderError::invalid_request(format!(
-                "could not compile find.name.regexp [{}]: {error}",
-                name.regexp
-            ))
-        })?;
+        let matcher = name.matcher()?;
         let mut newest: HashMap<String, (String, SecretValue)> = HashMap::new();
         for (stored_key, entry) in self.entries.lock().expect("fake store lock").iter() {
             let key = stored_key

@@ -123,12 +123,7 @@ impl GcpsmClient {
             .map(|(key, value)| format!("labels.{key}={value}"))
             .collect();
         let matcher = match &find.name {
-            Some(name) => Some(regex::Regex::new(&name.regexp).map_err(|error| {
-                ProviderError::invalid_request(format!(
-                    "could not compile find.name.regexp [{}]: {error}",
-                    name.regexp
-                ))
-            })?),
+            Some(name) => Some(name.matcher()?),
             None if find.tags.is_empty() => {
                 return Err(ProviderError::invalid_request("unexpected find operator"));
             }

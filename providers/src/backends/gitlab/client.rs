@@ -138,12 +138,7 @@ fn find_filter(find: &Find, store_environment: Option<&str>) -> Result<(Option<S
         .name
         .as_ref()
         .ok_or_else(|| ProviderError::invalid_request("'find.name' is mandatory"))?;
-    let regex = Regex::new(&name.regexp).map_err(|failure| {
-        ProviderError::invalid_request(format!(
-            "could not compile find.name.regexp [{}]: {failure}",
-            name.regexp
-        ))
-    })?;
+    let regex = name.matcher()?;
     Ok((environment, regex))
 }
 

@@ -3,7 +3,6 @@
 //! the backend's module doc for the rules).
 
 use async_trait::async_trait;
-use regex::Regex;
 use reqwest::{Method, StatusCode};
 use serde_json::value::RawValue;
 use tokio::sync::Mutex;
@@ -242,18 +241,7 @@ impl SecretsClient for InfisicalClient {
         if !find.tags.is_empty() {
             return Err(ProviderError::unsupported("find by tags not supported"));
         }
-        let name = find
-            .name
-            .as_ref()
-            .map(|name| {
-                Regex::new(&name.regexp).map_err(|failure| {
-                    ProviderError::invalid_request(format!(
-                        "could not compile find.name.regexp [{}]: {failure}",
-                        name.regexp
-                    ))
-                })
-            })
-            .transpose()?;
+        let name = find.name.as_ref().map(|name| name.matcher()).transpose()?;
         let token = self.token().await?;
         let secrets = self
             .api

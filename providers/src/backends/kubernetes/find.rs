@@ -29,12 +29,7 @@ impl Query {
             return label_selector(&find.tags).map(Query::Labels);
         }
         if let Some(name) = &find.name {
-            let matcher = regex::Regex::new(&name.regexp).map_err(|error| {
-                ProviderError::invalid_request(format!(
-                    "could not compile find.name.regexp [{}]: {error}",
-                    name.regexp
-                ))
-            })?;
+            let matcher = name.matcher()?;
             return Ok(Query::Name(matcher));
         }
         Err(ProviderError::unsupported(

@@ -230,18 +230,7 @@ impl SecretsClient for OnePasswordClient {
     }
 
     async fn get_all_secrets(&self, find: &Find) -> Result<SecretMap> {
-        let name = find
-            .name
-            .as_ref()
-            .map(|name| {
-                Regex::new(&name.regexp).map_err(|failure| {
-                    ProviderError::invalid_request(format!(
-                        "could not compile find.name.regexp [{}]: {failure}",
-                        name.regexp
-                    ))
-                })
-            })
-            .transpose()?;
+        let name = find.name.as_ref().map(|name| name.matcher()).transpose()?;
         let mut found = SecretMap::new();
         for vault_name in &self.vaults {
             let vault = self.connect.vault(vault_name).await?;

@@ -7,7 +7,6 @@
 //! nothing under it is `NotFound`; secrets whose current version is deleted are skipped. Unlike
 //! upstream, a folder that disappears during the listing is skipped rather than failing it.
 
-use regex::Regex;
 
 use super::kv::Engine;
 use crate::error::{ProviderError, Result};
@@ -22,12 +21,7 @@ pub(super) async fn find(engine: &Engine, find: &Find) -> Result<SecretMap> {
         ));
     }
     let matcher = match &find.name {
-        Some(name) => Some(Regex::new(&name.regexp).map_err(|error| {
-            ProviderError::invalid_request(format!(
-                "could not compile find.name.regexp [{}]: {error}",
-                name.regexp
-            ))
-        })?),
+        Some(name) => Some(name.matcher()?),
         None => None,
     };
     let root = find
