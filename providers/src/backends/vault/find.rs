@@ -7,7 +7,6 @@
 //! nothing under it is `NotFound`; secrets whose current version is deleted are skipped. Unlike
 //! upstream, a folder that disappears during the listing is skipped rather than failing it.
 
-
 use super::kv::Engine;
 use crate::error::{ProviderError, Result};
 use crate::request::{Find, convert_keys};
