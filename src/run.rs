@@ -142,13 +142,21 @@ fn controllers(
     shutdown: &Shutdown,
 ) -> impl Future<Output = Vec<()>> + use<> {
     let (concurrent, cluster_stores) = (args.concurrent, args.enable_cluster_store_reconciler);
+    let push_secrets = args.enable_push_secret_reconciler;
     let context = || context.clone();
     futures::future::join_all([
         enabled(args.enable_secret_store_reconciler, || {
-            secret_store::run::<SecretStore>(context(), concurrent, shutdown.wait()).boxed()
+            secret_store::run::<SecretStore>(context(), concurrent, push_secrets, shutdown.wait())
+                .boxed()
         }),
         enabled(cluster_stores, || {
-            secret_store::run::<ClusterSecretStore>(context(), concurrent, shutdown.wait()).boxed()
+            secret_store::run::<ClusterSecretStore>(
+                context(),
+                concurrent,
+                push_secrets,
+                shutdown.wait(),
+            )
+            .boxed()
         }),
         crate::controllers::external_secret::run(
             context(),

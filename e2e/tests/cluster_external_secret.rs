@@ -1,7 +1,9 @@
 //! The ClusterExternalSecret controller, run as the real binary: copies appear in the selected
 //! namespaces and sync, a namespace that starts or stops matching gains or loses its copy, a
 //! foreign ExternalSecret of the same name is reported and left alone, fan-out shares provider
-//! reads, and deleting the ClusterExternalSecret removes its copies.
+//! reads, provisioned namespaces carry upstream's `ces-<name>` finalizer (released when a
+//! namespace terminates, stops matching, or the template goes), and deleting the
+//! ClusterExternalSecret removes its copies.
 
 use std::time::Duration;
 
@@ -16,6 +18,16 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(60);
+
+/// Whether namespace `name` carries `finalizer`.
+async fn holds(namespaces: &Api<Namespace>, name: &str, finalizer: &str) -> anyhow::Result<bool> {
+    Ok(namespaces
+        .get(name)
+        .await?
+        .finalizers()
+        .iter()
+        .any(|held| held == finalizer))
+}
 
 fn provisioned(ces: &ClusterExternalSecret) -> Vec<String> {
     ces.status
@@ -35,6 +47,7 @@ async fn copies_follow_namespace_selection_and_are_removed_with_it() -> anyhow::
     let first = TestNamespace::create(&cluster, "ces-a").await?;
     let second = TestNamespace::create(&cluster, "ces-b").await?;
     let unselected = TestNamespace::create(&cluster, "ces-c").await?;
+    let doomed = TestNamespace::create(&cluster, "ces-d").await?;
     let namespaces: Api<Namespace> = Api::all(cluster.client.clone());
     // Selected namespaces carry this test's label value; unselecting removes it.
     let select = |name: String, on: bool| {
@@ -53,6 +66,7 @@ async fn copies_follow_namespace_selection_and_are_removed_with_it() -> anyhow::
     };
     select(first.name.clone(), true).await?;
     select(second.name.clone(), true).await?;
+    select(doomed.name.clone(), true).await?;
 
     // A foreign ExternalSecret already holds the name in the third namespace.
     let store_name = unique_name("e2e-ces-store");
@@ -102,14 +116,26 @@ async fn copies_follow_namespace_selection_and_are_removed_with_it() -> anyhow::
     }))?;
     ces_api.create(&PostParams::default(), &ces).await?;
 
-    let mut expected = vec![first.name.clone(), second.name.clone()];
+    let mut expected = vec![first.name.clone(), second.name.clone(), doomed.name.clone()];
     expected.sort();
+    // Upstream's buildCESFinalizer (clusterexternalsecret_controller.go).
+    let finalizer = format!("externalsecrets.external-secrets.io/ces-{ces_name}");
     let checks = async {
         eventually(WAIT, "copies provisioned", || async {
             let ces = ces_api.get(&ces_name).await?;
             Ok((provisioned(&ces) == expected).then_some(()))
         })
         .await?;
+        for namespace in &expected {
+            assert!(
+                holds(&namespaces, namespace, &finalizer).await?,
+                "{namespace}"
+            );
+        }
+        assert!(!holds(&namespaces, &unselected.name, &finalizer).await?);
+        // A provisioned namespace being deleted is let go (upstream removes its finalizer
+        // from terminating namespaces); `delete` waits until it is gone.
+        doomed.delete().await?;
         for namespace in [&first.name, &second.name] {
             let copy = Api::<ExternalSecret>::namespaced(cluster.client.clone(), namespace)
                 .get("copy")
@@ -206,6 +232,12 @@ async fn copies_follow_namespace_selection_and_are_removed_with_it() -> anyhow::
             Ok((provisioned(&ces) == [first.name.clone()]).then_some(()))
         })
         .await?;
+        // Upstream leaves the finalizer on a namespace it stops selecting (a later deletion of
+        // that namespace would hang while the template exists); ours releases it.
+        eventually(WAIT, "unselected namespace released", || async {
+            Ok((!holds(&namespaces, &second.name, &finalizer).await?).then_some(()))
+        })
+        .await?;
 
         // Deleting the ClusterExternalSecret removes its copies (finalizer cleanup).
         ces_api.delete(&ces_name, &DeleteParams::default()).await?;
@@ -221,6 +253,7 @@ async fn copies_follow_namespace_selection_and_are_removed_with_it() -> anyhow::
             },
         )
         .await?;
+        assert!(!holds(&namespaces, &first.name, &finalizer).await?);
         anyhow::Ok(())
     }
     .await

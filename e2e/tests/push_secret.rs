@@ -11,7 +11,8 @@ use e2e::harness::{
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use external_secrets_crds::v1alpha1::PushSecret;
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::ResourceExt;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -441,6 +442,86 @@ async fn a_generator_can_be_the_source() -> anyhow::Result<()> {
     assert_eq!(value.len(), 28, "a generated password was pushed");
     assert_eq!(value.chars().filter(char::is_ascii_digit).count(), 4);
 
+    controller.stop().await?;
+    namespace.delete().await
+}
+
+/// Upstream's store finalizer (common_test.go "should add finalizer when PushSecret with
+/// DeletionPolicy=Delete is created", "should remove finalizer when DeletionPolicy changes to
+/// None", "should prevent deletion when finalizer exists"): a store keeps
+/// `secretstore.externalsecrets.io/finalizer` while a PushSecret with `deletionPolicy: Delete`
+/// uses it, so deleting the store waits until that PushSecret has cleaned up through it.
+#[tokio::test]
+async fn a_store_outlives_the_push_secrets_that_delete_through_it() -> anyhow::Result<()> {
+    const FINALIZER: &str = "secretstore.externalsecrets.io/finalizer";
+    let (cluster, namespace, controller) = with_empty_store("push-store-fin").await?;
+    let client = cluster.client.clone();
+    let stores: Api<SecretStore> = Api::namespaced(client.clone(), &namespace.name);
+    let held = |stores: Api<SecretStore>, want: bool| async move {
+        eventually(
+            WAIT,
+            &format!("store finalizer present: {want}"),
+            || async {
+                let store = stores.get("store").await?;
+                let has = store.finalizers().iter().any(|f| f == FINALIZER);
+                Ok((has == want).then_some(store))
+            },
+        )
+        .await
+    };
+    let source: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "kept-source"},
+        "stringData": {"password": "held"},
+    }))?;
+    Api::<Secret>::namespaced(client.clone(), &namespace.name)
+        .create(&PostParams::default(), &source)
+        .await?;
+    let api: Api<PushSecret> = Api::namespaced(client.clone(), &namespace.name);
+    let push = push_secret(
+        "deletes-through",
+        "kept-source",
+        "/kept/source",
+        json!({"deletionPolicy": "Delete"}),
+    )?;
+    let checks = async {
+        api.create(&PostParams::default(), &push).await?;
+        wait_reason(&api, "deletes-through", "Synced", &controller).await?;
+        held(stores.clone(), true).await?;
+
+        let policy = |value: &str| json!({"spec": {"deletionPolicy": value}});
+        api.patch(
+            "deletes-through",
+            &PatchParams::default(),
+            &Patch::Merge(policy("None")),
+        )
+        .await?;
+        held(stores.clone(), false).await?;
+        api.patch(
+            "deletes-through",
+            &PatchParams::default(),
+            &Patch::Merge(policy("Delete")),
+        )
+        .await?;
+        held(stores.clone(), true).await?;
+
+        // Deleting the store waits for the PushSecret; deleting that removes the pushed value
+        // through the store, and then the store goes.
+        stores.delete("store", &DeleteParams::default()).await?;
+        let terminating = held(stores.clone(), true).await?;
+        assert!(terminating.metadata.deletion_timestamp.is_some());
+        api.delete("deletes-through", &DeleteParams::default())
+            .await?;
+        eventually(WAIT, "PushSecret, then store gone", || async {
+            let push_gone = api.get_opt("deletes-through").await?.is_none();
+            let store_gone = stores.get_opt("store").await?.is_none();
+            Ok((push_gone && store_gone).then_some(()))
+        })
+        .await?;
+        anyhow::Ok(())
+    }
+    .await
+    .map_err(|error| error.context(controller.log()));
+    checks?;
     controller.stop().await?;
     namespace.delete().await
 }

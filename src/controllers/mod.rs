@@ -1,5 +1,5 @@
 //! The reconcilers the operator runs, one module per kind, and the modules they share
-//! (`backoff`, `fan_out`, `metadata`, `queue_depth`, `rewrite`, `template`): a controller
+//! (`backoff`, `fan_out`, `finalizers`, `metadata`, `queue_depth`, `rewrite`, `template`): a controller
 //! never imports another controller's module; what two need lives in a shared module.
 
 pub mod backoff;
@@ -7,6 +7,7 @@ pub mod cluster_external_secret;
 pub mod cluster_push_secret;
 pub mod external_secret;
 pub mod fan_out;
+pub mod finalizers;
 pub mod hash;
 pub mod metadata;
 pub mod push_secret;

@@ -16,6 +16,9 @@ use crate::metrics::Metrics;
 
 /// Upstream's finalizer: the ExternalSecrets are removed before the ClusterExternalSecret.
 pub const FINALIZER: &str = "externalsecrets.external-secrets.io/clusterexternalsecret-cleanup";
+/// Upstream's `buildCESFinalizer` prefix: each provisioned namespace carries
+/// `externalsecrets.external-secrets.io/ces-<name>` until the ClusterExternalSecret lets go.
+pub const NAMESPACE_FINALIZER_PREFIX: &str = "externalsecrets.external-secrets.io/ces-";
 /// How often namespaces are re-checked when `spec.refreshTime` is unset (upstream: 1h).
 const DEFAULT_REFRESH: Duration = Duration::from_secs(3600);
 
@@ -23,6 +26,7 @@ impl ClusterTemplate for ClusterExternalSecret {
     type Copy = ExternalSecret;
     const CONTROLLER: &'static str = "clusterexternalsecret";
     const FINALIZER: Option<&'static str> = Some(FINALIZER);
+    const NAMESPACE_FINALIZER_PREFIX: Option<&'static str> = Some(NAMESPACE_FINALIZER_PREFIX);
     const REASON_ALREADY_EXISTS: &'static str = plan::REASON_ALREADY_EXISTS;
     const REASON_WRITE_FAILED: &'static str = "could not create or update ExternalSecret";
 

@@ -24,6 +24,7 @@ impl ClusterTemplate for ClusterPushSecret {
     type Copy = PushSecret;
     const CONTROLLER: &'static str = "clusterpushsecret";
     const FINALIZER: Option<&'static str> = None;
+    const NAMESPACE_FINALIZER_PREFIX: Option<&'static str> = None;
     const REASON_ALREADY_EXISTS: &'static str = plan::REASON_ALREADY_EXISTS;
     const REASON_WRITE_FAILED: &'static str = "could not create or update push secret";
 

@@ -8,6 +8,7 @@
 //! metadata-only watch cache, so no List per reconcile). A deleted template's metric series
 //! and retry state are dropped from the watch's delete events.
 
+pub mod namespace_finalizers;
 pub mod reconcile;
 pub mod selection;
 
@@ -58,6 +59,9 @@ pub trait ClusterTemplate:
     /// The finalizer behind which the copies are deleted before the template goes; `None`
     /// leaves them to Kubernetes' garbage collection (they carry a controller reference).
     const FINALIZER: Option<&'static str>;
+    /// The prefix of the finalizer each provisioned namespace carries (the template's name
+    /// follows), so a namespace is not deleted under a copy being written; `None` for none.
+    const NAMESPACE_FINALIZER_PREFIX: Option<&'static str>;
     /// Upstream's failure reason for a namespace holding a foreign copy of the same name.
     const REASON_ALREADY_EXISTS: &'static str;
     /// Upstream's prefix of the failure reason when a copy cannot be written.

@@ -15,8 +15,8 @@ use kube::runtime::reflector::Store;
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
-use super::ClusterTemplate;
 use super::selection::{is_owned_by, target_namespaces};
+use super::{ClusterTemplate, namespace_finalizers};
 use crate::caches::{CACHE_WAIT, is_synced};
 use crate::context::{Context, FIELD_MANAGER};
 
@@ -40,6 +40,9 @@ pub enum Error {
     /// Some namespaces failed; the status names them. Retried with backoff.
     #[error("one or more namespaces failed")]
     NamespacesFailed,
+    /// The namespace cache has not received its first list: nothing is released from it yet.
+    #[error("namespace cache not synced yet")]
+    CacheNotSynced,
 }
 
 /// Reconciles one template (behind its finalizer, if it has one).
@@ -102,6 +105,8 @@ async fn apply<T: ClusterTemplate>(
         "provisioning"
     );
     let mut failed: BTreeMap<String, String> = BTreeMap::new();
+    let namespaces = context.namespaces.state();
+    let finalizer = namespace_finalizers::of(template);
 
     // A renamed copy: the old name goes everywhere; otherwise only where no longer selected.
     let renamed = template
@@ -119,8 +124,26 @@ async fn apply<T: ClusterTemplate>(
         }
     }
 
+    if let Some(finalizer) = &finalizer {
+        let released =
+            namespace_finalizers::release_all_but(client, &namespaces, finalizer, &targets).await;
+        for (namespace, error) in released {
+            failed.insert(namespace, error.to_string());
+        }
+    }
+
     let mut provisioned = Vec::new();
     for namespace in &targets {
+        if let Some(finalizer) = &finalizer
+            && let Some(meta) = namespaces.iter().find(|meta| meta.name_any() == *namespace)
+            && let Err(error) = namespace_finalizers::hold(client, meta, finalizer).await
+        {
+            failed.insert(
+                namespace.clone(),
+                format!("could not add namespace finalizer: {error}"),
+            );
+            continue;
+        }
         match provision(template, client, namespace, &name).await {
             Ok(()) => provisioned.push(namespace.clone()),
             Err(error) => {
@@ -245,6 +268,23 @@ async fn cleanup<T: ClusterTemplate>(
             &template.name_any(),
         )
         .await?;
+    }
+    if let Some(finalizer) = namespace_finalizers::of(template) {
+        // Releasing is decided from the cache: never from one still empty.
+        if !is_synced(&context.namespaces) {
+            return Err(Error::CacheNotSynced);
+        }
+        let namespaces = context.namespaces.state();
+        let released = namespace_finalizers::release_all_but(
+            &context.shared.client,
+            &namespaces,
+            &finalizer,
+            &[],
+        )
+        .await;
+        if let Some((_, error)) = released.into_iter().next() {
+            return Err(Error::Kube(error));
+        }
     }
     template.remove_metrics(&context.shared.metrics);
     Ok(Action::await_change())

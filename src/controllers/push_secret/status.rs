@@ -16,6 +16,7 @@ use super::context::{CONTROLLER, PsContext};
 use super::error::Error;
 use super::plan::{self, Synced};
 use crate::context::FIELD_MANAGER;
+use crate::controllers::finalizers;
 
 /// A `Ready=False` outcome: its event type, reason and message.
 pub struct NotReady<'a> {
@@ -136,29 +137,11 @@ pub async fn set_finalizer(
     context: &PsContext,
     present: bool,
 ) -> Result<(), Error> {
-    let mut finalizers: Vec<String> = push_secret
-        .finalizers()
-        .iter()
-        .filter(|f| *f != plan::FINALIZER)
-        .cloned()
-        .collect();
-    if present {
-        finalizers.push(plan::FINALIZER.to_owned());
-    }
-    let patch = json!({"metadata": {
-        "finalizers": finalizers,
-        "resourceVersion": push_secret.resource_version(),
-    }});
-    Api::<PushSecret>::namespaced(
+    let api = Api::<PushSecret>::namespaced(
         context.shared.client.clone(),
         &push_secret.namespace().unwrap_or_default(),
-    )
-    .patch(
-        &push_secret.name_any(),
-        &PatchParams::default(),
-        &Patch::Merge(&patch),
-    )
-    .await?;
+    );
+    finalizers::set(&api, push_secret.meta(), plan::FINALIZER, present).await?;
     Ok(())
 }
 

@@ -29,6 +29,14 @@ pub enum Error {
         /// The API error.
         source: kube::Error,
     },
+    /// Adding or removing the finalizer PushSecrets rely on failed.
+    #[error("unable to update the finalizer of {store}: {source}")]
+    Finalizer {
+        /// The store.
+        store: StoreId,
+        /// The API error.
+        source: kube::Error,
+    },
 }
 
 impl Error {
@@ -38,6 +46,7 @@ impl Error {
             Error::Client { .. } => "InvalidProviderConfig",
             Error::Validation { .. } => "ValidationFailed",
             Error::PatchStatus { .. } => "PatchStatusFailed",
+            Error::Finalizer { .. } => "FinalizerFailed",
         }
     }
 
@@ -47,7 +56,7 @@ impl Error {
             Error::Client { source, .. } | Error::Validation { source, .. } => {
                 source.is_temporary()
             }
-            Error::PatchStatus { .. } => true,
+            Error::PatchStatus { .. } | Error::Finalizer { .. } => true,
         }
     }
 }

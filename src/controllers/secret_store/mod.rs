@@ -3,12 +3,13 @@
 //!
 //! Each store is validated (statically, then by the provider's own check) when its spec changes
 //! or its refresh interval passes; the result lands in `status.conditions[Ready]` and
-//! `status.capabilities`, with an Event on every transition. Upstream adds a finalizer to a
-//! store only while PushSecrets with `deletionPolicy: Delete` use it; PushSecrets are not built
-//! yet, so there is none: a deleted store's clients are dropped when the watch reports the
-//! deletion.
+//! `status.capabilities`, with an Event on every transition. While the PushSecret controller
+//! runs, a store carries upstream's finalizer as long as PushSecrets with `deletionPolicy:
+//! Delete` use it (`push_users`), decided from a PushSecret watch cache once it is synced; a
+//! deleted store's clients are dropped when the watch reports the deletion.
 
 pub mod error;
+pub mod push_users;
 pub mod reconcile;
 pub mod status;
 
@@ -16,21 +17,32 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use external_secrets_crds::v1::{
-    ClusterSecretStore, SecretStore, SecretStoreSpec, SecretStoreStatus,
+    ClusterSecretStore, SecretStore, SecretStoreRefKind, SecretStoreSpec, SecretStoreStatus,
 };
+use external_secrets_crds::v1alpha1::PushSecret;
 use external_secrets_providers::StoreRef;
 use futures::StreamExt;
 use kube::core::DeserializeGuard;
 use kube::runtime::controller::{self, Controller};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::{WatchStreamExt, reflector, watcher};
-use kube::{Api, Client, Resource};
+use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
 use error::Error;
+use push_users::StoreIdentity;
+
+/// What a store reconcile reads besides the shared state.
+pub struct StoreContext {
+    /// State shared with the other controllers.
+    pub shared: Arc<Context>,
+    /// Every PushSecret, when the PushSecret controller runs (the store finalizer is only
+    /// managed then, as upstream's `isPushSecretEnabled`).
+    pub push_secrets: Option<reflector::Store<PushSecret>>,
+}
 
 /// What the controller needs of a store kind.
 pub trait Store:
@@ -53,6 +65,24 @@ pub trait Store:
     fn api(&self, client: Client) -> Api<Self>;
     /// The API to watch through: one namespace (`--namespace`) or all.
     fn watch_api(client: Client, namespace: Option<&str>) -> Api<DeserializeGuard<Self>>;
+
+    /// The store as a PushSecret names it.
+    fn identity(&self) -> StoreIdentity<'_> {
+        StoreIdentity {
+            kind: if Self::CLUSTER {
+                SecretStoreRefKind::ClusterSecretStore
+            } else {
+                SecretStoreRefKind::SecretStore
+            },
+            name: self.meta().name.as_deref().unwrap_or_default(),
+            namespace: if Self::CLUSTER {
+                None
+            } else {
+                self.meta().namespace.as_deref()
+            },
+            labels: self.labels(),
+        }
+    }
 }
 
 impl Store for SecretStore {
@@ -105,10 +135,13 @@ impl Store for ClusterSecretStore {
     }
 }
 
-/// Runs the controller of store kind `K` until `shutdown` completes.
+/// Runs the controller of store kind `K` until `shutdown` completes; `push_secrets` says
+/// whether the PushSecret controller runs (then stores keep a finalizer while PushSecrets with
+/// `deletionPolicy: Delete` use them).
 pub async fn run<K: Store>(
     context: Arc<Context>,
     concurrency: u16,
+    push_secrets: bool,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     // Through `DeserializeGuard`, one malformed store cannot stall the watch.
@@ -138,9 +171,31 @@ pub async fn run<K: Store>(
             }
         })
         .applied_objects();
+    let mut controller = Controller::for_stream(objects, reader.clone())
+        .with_config(controller::Config::default().concurrency(concurrency));
+    let mut push_secret_cache = None;
+    if push_secrets {
+        let (push_reader, push_writer) = reflector::store();
+        let changes = watcher(
+            context
+                .settings
+                .scoped_api::<PushSecret>(context.client.clone()),
+            watcher::Config::default(),
+        )
+        .default_backoff()
+        .reflect(push_writer)
+        .touched_objects();
+        controller = controller.watches_stream(changes, move |push_secret| {
+            stores_mentioned_by::<K>(&reader, &push_secret)
+        });
+        push_secret_cache = Some(push_reader);
+    }
+    let context = Arc::new(StoreContext {
+        shared: context,
+        push_secrets: push_secret_cache,
+    });
     tracing::info!(controller = K::CONTROLLER, "starting controller");
-    Controller::for_stream(objects, reader)
-        .with_config(controller::Config::default().concurrency(concurrency))
+    controller
         .graceful_shutdown_on(shutdown)
         .run(
             move |object, context| {
@@ -167,14 +222,34 @@ pub async fn run<K: Store>(
     tracing::info!(controller = K::CONTROLLER, "controller stopped");
 }
 
+/// The stores of kind `K` a PushSecret change may concern.
+fn stores_mentioned_by<K: Store>(
+    stores: &reflector::Store<DeserializeGuard<K>>,
+    push_secret: &PushSecret,
+) -> Vec<ObjectRef<DeserializeGuard<K>>> {
+    stores
+        .state()
+        .iter()
+        .filter(|guard| {
+            guard
+                .0
+                .as_ref()
+                .is_ok_and(|store| push_users::mentions_store(&store.identity(), push_secret))
+        })
+        .map(|guard| ObjectRef::from_obj(guard.as_ref()))
+        .collect()
+}
+
 /// Reconciles a store that deserialized; logs and skips one that did not (the deserialization
 /// error is not logged: it may quote field values).
 async fn reconcile_object<K: Store>(
     object: Arc<DeserializeGuard<K>>,
-    context: Arc<Context>,
+    context: Arc<StoreContext>,
 ) -> Result<controller::Action, Error> {
     match &object.0 {
-        Ok(store) => reconcile::reconcile(store, &context).await,
+        Ok(store) => {
+            reconcile::reconcile(store, &context.shared, context.push_secrets.as_ref()).await
+        }
         Err(invalid) => {
             tracing::warn!(
                 controller = K::CONTROLLER,
@@ -190,10 +265,10 @@ async fn reconcile_object<K: Store>(
 fn error_policy_object<K: Store>(
     object: Arc<DeserializeGuard<K>>,
     error: &Error,
-    context: Arc<Context>,
+    context: Arc<StoreContext>,
 ) -> controller::Action {
     match &object.0 {
-        Ok(store) => reconcile::error_policy(store, error, &context),
+        Ok(store) => reconcile::error_policy(store, error, &context.shared),
         Err(_) => controller::Action::await_change(),
     }
 }

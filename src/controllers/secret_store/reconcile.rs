@@ -1,27 +1,49 @@
-//! One reconcile of a store: class filter -> validation (when due) -> status patch (when
-//! changed) -> metrics and events -> requeue at the refresh interval plus jitter.
+//! One reconcile of a store: class filter -> finalizer (while PushSecrets with
+//! `deletionPolicy: Delete` use it) -> validation (when due) -> status patch (when changed) ->
+//! metrics and events -> requeue at the refresh interval plus jitter.
 
 use std::time::{Duration, Instant};
 
+use external_secrets_crds::v1alpha1::PushSecret;
 use external_secrets_providers::{ProviderError, StoreRef, ValidationResult};
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::EventType;
+use kube::runtime::reflector;
 use serde_json::json;
 
-use super::Store;
 use super::error::Error;
 use super::status::{self, CONDITION_READY, Outcome, Validated};
+use super::{Store, push_users};
+use crate::caches::{CACHE_WAIT, is_synced};
 use crate::context::{Context, FIELD_MANAGER};
 use crate::controllers::backoff;
+use crate::controllers::finalizers;
 
-/// Reconciles one store, recording the controller-runtime metrics around it.
-pub async fn reconcile<K: Store>(store: &K, context: &Context) -> Result<Action, Error> {
+/// Reconciles one store, recording the controller-runtime metrics around it; `push_secrets`
+/// is the PushSecret cache when the PushSecret controller runs.
+pub async fn reconcile<K: Store>(
+    store: &K,
+    context: &Context,
+    push_secrets: Option<&reflector::Store<PushSecret>>,
+) -> Result<Action, Error> {
     let _timer = context.metrics.reconcile_started(K::CONTROLLER);
     let started = Instant::now();
-    let result = reconcile_store(store, context).await;
+    let result = match push_secrets {
+        // Another controller class's store is left entirely alone, finalizer included.
+        _ if !crate::stores::should_process(store.spec(), &context.settings.controller_class) => {
+            Ok(Some(Action::await_change()))
+        }
+        Some(push_secrets) => keep_for_push_secrets(store, context, push_secrets).await,
+        None => Ok(None),
+    };
+    let result = match result {
+        Ok(Some(waiting)) => Ok(waiting),
+        Ok(None) => reconcile_store(store, context).await,
+        Err(error) => Err(error),
+    };
     context.metrics.set_store_duration(
         K::CLUSTER,
         &store.name_any(),
@@ -71,10 +93,45 @@ pub async fn forget<K: Store>(store: &K, context: &Context) {
     );
 }
 
-async fn reconcile_store<K: Store>(store: &K, context: &Context) -> Result<Action, Error> {
-    if !crate::stores::should_process(store.spec(), &context.settings.controller_class) {
-        return Ok(Action::await_change());
+/// Upstream's `handleFinalizer`: the store keeps its finalizer while a PushSecret with
+/// `deletionPolicy: Delete` needs it; `Some(action)` when the reconcile ends here (cache not
+/// synced yet, or a deleted store still in use). Nothing is removed from an unsynced cache.
+async fn keep_for_push_secrets<K: Store>(
+    store: &K,
+    context: &Context,
+    push_secrets: &reflector::Store<PushSecret>,
+) -> Result<Option<Action>, Error> {
+    if !is_synced(push_secrets) {
+        return Ok(Some(Action::requeue(CACHE_WAIT)));
     }
+    let identity = store.identity();
+    let in_use = push_secrets
+        .state()
+        .iter()
+        .any(|push_secret| push_users::needs_store(&identity, push_secret));
+    finalizers::set(
+        &store.api(context.client.clone()),
+        store.meta(),
+        push_users::FINALIZER,
+        in_use,
+    )
+    .await
+    .map_err(|source| Error::Finalizer {
+        store: store.store_ref().id.clone(),
+        source,
+    })?;
+    if in_use && store.meta().deletion_timestamp.is_some() {
+        tracing::info!(
+            controller = K::CONTROLLER,
+            store = %store.store_ref().id,
+            "deletion waits for PushSecrets with deletionPolicy Delete"
+        );
+        return Ok(Some(Action::await_change()));
+    }
+    Ok(None)
+}
+
+async fn reconcile_store<K: Store>(store: &K, context: &Context) -> Result<Action, Error> {
     if store.meta().deletion_timestamp.is_some() {
         return Ok(Action::await_change());
     }

@@ -84,7 +84,7 @@ async fn events(requests: &Mutex<Vec<Recorded>>, wanted: usize) -> Vec<Value> {
 async fn fake_store_becomes_ready_with_capabilities() {
     let (context, requests) = context("default");
     let store = Arc::new(store("fake", None, json!({"fake": {"data": []}})));
-    let action = reconcile(&*store, &context).await.unwrap();
+    let action = reconcile(&*store, &context, None).await.unwrap();
     assert_ne!(action, Action::await_change());
 
     let patches = patches(&requests);
@@ -122,7 +122,7 @@ async fn fake_store_becomes_ready_with_capabilities() {
     // The watch event of our own patch does not validate or write again.
     let mut patched = (*store).clone();
     patched.status = serde_json::from_value(body["status"].clone()).unwrap();
-    reconcile(&patched, &context).await.unwrap();
+    reconcile(&patched, &context, None).await.unwrap();
     assert_eq!(requests.lock().unwrap().len(), 3);
 }
 
@@ -139,7 +139,7 @@ async fn the_ignore_annotation_silences_the_maintenance_warning() {
         )]
         .into(),
     );
-    reconcile(&quiet, &context).await.unwrap();
+    reconcile(&quiet, &context, None).await.unwrap();
     events(&requests, 1).await;
     // A warning would be queued right behind the first event: give it time to arrive.
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
@@ -159,7 +159,7 @@ async fn unsupported_provider_is_invalid_provider_config_and_waits_for_change() 
         None,
         json!({"volcengine": {"region": "cn-beijing"}}),
     ));
-    let error = reconcile(&*store, &context).await.unwrap_err();
+    let error = reconcile(&*store, &context, None).await.unwrap_err();
     assert_eq!(error.reason(), "InvalidProviderConfig");
     assert_eq!(
         error_policy(&*store, &error, &context),
@@ -193,7 +193,7 @@ async fn validation_unknown_is_ready_with_a_warning_event() {
         None,
         json!({"fake": {"data": [], "validationResult": 1}}),
     ));
-    let action = reconcile(&*store, &context).await.unwrap();
+    let action = reconcile(&*store, &context, None).await.unwrap();
     assert_ne!(action, Action::await_change());
     let condition = &patches(&requests)[0].2["status"]["conditions"][0];
     assert_eq!(condition["status"], "True");
@@ -220,7 +220,7 @@ async fn unreachable_webhook_fails_validation_and_backs_off() {
         None,
         json!({"webhook": {"url": format!("http://127.0.0.1:{port}/secret"), "result": {}}}),
     ));
-    let error = reconcile(&*store, &context).await.unwrap_err();
+    let error = reconcile(&*store, &context, None).await.unwrap_err();
     assert_eq!(error.reason(), "ValidationFailed");
     let condition = &patches(&requests)[0].2["status"]["conditions"][0];
     assert_eq!(condition["status"], "False");
@@ -237,7 +237,7 @@ async fn unreachable_webhook_fails_validation_and_backs_off() {
 async fn stores_of_another_class_are_left_untouched() {
     let (context, requests) = context("default");
     let store = Arc::new(store("other", Some("dev"), json!({"fake": {"data": []}})));
-    let action = reconcile(&*store, &context).await.unwrap();
+    let action = reconcile(&*store, &context, None).await.unwrap();
     assert_eq!(action, Action::await_change());
     assert!(requests.lock().unwrap().is_empty());
 }
@@ -252,7 +252,7 @@ async fn cluster_store_status_goes_to_the_cluster_path() {
         "spec": {"provider": {"fake": {"data": []}}},
     }))
     .unwrap();
-    reconcile(&store, &context).await.unwrap();
+    reconcile(&store, &context, None).await.unwrap();
     let patches = patches(&requests);
     assert_eq!(
         patches[0].1,
