@@ -338,6 +338,8 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
             "--enable-cluster-push-secret-reconciler=false",
             "--unsafe-allow-generic-targets=true",
             "--deny-operator-identity=true",
+            "--enable-vault-token-cache=true",
+            "--vault-token-cache-size=1000",
             "--store-requeue-interval=2m",
             "--controller-class=team-a",
             "--concurrent=4",
@@ -417,7 +419,7 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
     let webhook_pod = &webhook["spec"]["template"]["spec"];
     assert_eq!(
         webhook_pod["containers"][0]["image"],
-        "ghcr.io/external-secrets-rs/external-secrets:v9.9.8"
+        "ghcr.io/external-secrets-rs/external-secrets:v9.9.8-ubi"
     );
     assert_eq!(
         webhook_pod["containers"][0]["startupProbe"]["httpGet"]["port"],
@@ -686,8 +688,6 @@ async fn unsupported_values_fail_naming_each_key() -> anyhow::Result<()> {
     };
     for key in [
         "bitwarden-sdk-server.enabled",
-        "crds.conversion.enabled",
-        "image.flavour",
         "certController.metrics.listen.secure.enabled",
         "enableHTTP2",
         "webhook.metrics.listen.auth.enabled",

@@ -187,16 +187,17 @@ pub struct CompatibilityArgs {
     /// No effect: the generators of this build keep no state to collect.
     #[arg(long, hide = true)]
     pub generator_gc_grace_period: Option<String>,
-    /// No effect: the Vault provider keeps no token cache.
+    /// Always on: each store's Vault client keeps its login token (renewed, or re-issued when
+    /// it cannot be) for as long as the store is unchanged, which is what upstream's cache adds.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_vault_token_cache: Option<bool>,
-    /// No effect: the Vault provider keeps no token cache.
+    /// No effect: one token per store client, bounded by the number of stores.
     #[arg(long, hide = true)]
     pub vault_token_cache_size: Option<u64>,
-    /// No effect: the Vault provider keeps no token cache.
+    /// See `--enable-vault-token-cache`.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub experimental_enable_vault_token_cache: Option<bool>,
-    /// No effect: the Vault provider keeps no token cache.
+    /// See `--vault-token-cache-size`.
     #[arg(long, hide = true)]
     pub experimental_vault_token_cache_size: Option<u64>,
     /// No effect: the client manager always keeps one Doppler client (and its OIDC-issued

@@ -104,10 +104,16 @@ controller. Argument: dict "root" $ "key".
 {{- end }}
 {{- end }}
 
-{{/* The image reference. Argument: dict "root" $ "image" (a component's image values). */}}
+{{/* The image reference, `<repository>:<tag>[-<flavour>]` as upstream's chart builds it.
+Argument: dict "root" $ "image" (a component's image values). */}}
 {{- define "external-secrets.image" -}}
 {{- $repository := default .image.repository .root.Values.global.repository -}}
-{{- printf "%s:%s" $repository (default .root.Chart.AppVersion .image.tag) -}}
+{{- $tag := default .root.Chart.AppVersion .image.tag -}}
+{{- if .image.flavour -}}
+{{- printf "%s:%s-%s" $repository $tag .image.flavour -}}
+{{- else -}}
+{{- printf "%s:%s" $repository $tag -}}
+{{- end -}}
 {{- end }}
 
 {{/*

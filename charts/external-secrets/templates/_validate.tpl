@@ -8,22 +8,11 @@ otherwise install an operator that silently lacks it.
 {{- if index .Values "bitwarden-sdk-server" "enabled" -}}
 {{- $unsupported = append $unsupported "bitwarden-sdk-server.enabled=true: this build has no Bitwarden provider and the chart has no bitwarden-sdk-server sub-chart" -}}
 {{- end -}}
-{{- if .Values.crds.conversion.enabled -}}
-{{- $unsupported = append $unsupported "crds.conversion.enabled=true: the CRDs have no conversion webhook (v1alpha1 is not served)" -}}
-{{- end -}}
 {{- if .Values.extendedMetricLabels -}}
 {{- $unsupported = append $unsupported "extendedMetricLabels=true: metrics carry no Kubernetes recommended labels yet" -}}
 {{- end -}}
 {{- if .Values.enableHTTP2 -}}
 {{- $unsupported = append $unsupported "enableHTTP2=true: the metrics and webhook servers speak HTTP/1.1 only" -}}
-{{- end -}}
-{{- if .Values.vault.enableTokenCache -}}
-{{- $unsupported = append $unsupported "vault.enableTokenCache=true: the Vault provider keeps no token cache" -}}
-{{- end -}}
-{{- range $key, $image := dict "image" .Values.image "webhook.image" .Values.webhook.image "certController.image" .Values.certController.image -}}
-{{- if $image.flavour -}}
-{{- $unsupported = append $unsupported (printf "%s.flavour=%q: one image flavour is published, leave it empty" $key $image.flavour) -}}
-{{- end -}}
 {{- end -}}
 {{- range $key, $metrics := dict "metrics" .Values.metrics "webhook.metrics" .Values.webhook.metrics "certController.metrics" .Values.certController.metrics -}}
 {{- if $metrics.listen.auth.enabled -}}
