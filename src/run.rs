@@ -33,7 +33,7 @@ pub fn init_tracing(level: &str) {
 /// for the lease, run the enabled controllers until a signal or the lease is lost, then shut
 /// down in order.
 pub async fn run(args: RunArgs) -> anyhow::Result<()> {
-    let metrics = Arc::new(Metrics::default());
+    let metrics = Arc::new(Metrics::new(args.enable_extended_metric_labels));
     let context = connect(&args, metrics.clone()).await?;
     let (stop, stopped) = watch::channel(false);
     let shutdown = Shutdown(stopped);

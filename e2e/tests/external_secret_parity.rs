@@ -1,7 +1,8 @@
 //! ExternalSecret behaviours pinned to upstream v2.9's controller (issue 22), run as the real
 //! binary against the cluster: the Secret's metadata follows the ExternalSecret (or its
 //! template) and loses what we no longer send; `refreshInterval: 0` syncs once; generators and
-//! stores of another controller class are skipped; `data[].sourceRef.generatorRef` is ignored.
+//! stores of another controller class are skipped; `data[].sourceRef.generatorRef` is ignored;
+//! `--enable-extended-metric-labels` adds the recommended labels to the metrics.
 //!
 //! "Did not happen" is never read once: each such check first waits until the controller has
 //! reconciled the object again (its `externalsecret_sync_calls_total` sample grew).
@@ -257,5 +258,43 @@ async fn generators_of_another_class_are_skipped_and_data_generator_refs_ignored
     let data = string_data(&setup.api::<Secret>().get("data-generator").await?);
     assert_eq!(data.get("user").map(String::as_str), Some("app"));
     assert!(!data.contains_key("somekey"), "the generator is not used");
+    setup.finish().await
+}
+
+/// Upstream's `--enable-extended-metric-labels` (pkg/controllers/metrics/labels.go): per-object
+/// series carry the object's six `app.kubernetes.io/*` labels as `app_kubernetes_io_*`.
+#[tokio::test]
+async fn extended_metric_labels_carry_the_recommended_labels() -> anyhow::Result<()> {
+    let setup = Setup::start("es-extended", &["--enable-extended-metric-labels"]).await?;
+    let external_secrets: Api<ExternalSecret> = setup.api();
+    let mut es = external_secret("labelled", "store", json!({}))?;
+    es.metadata.labels = Some(
+        [
+            ("app.kubernetes.io/name".to_owned(), "billing".to_owned()),
+            ("app.kubernetes.io/part-of".to_owned(), "shop".to_owned()),
+        ]
+        .into(),
+    );
+    external_secrets.create(&PostParams::default(), &es).await?;
+    wait_reason(
+        &external_secrets,
+        "labelled",
+        "SecretSynced",
+        &setup.controller,
+    )
+    .await?;
+    let series = format!(
+        "externalsecret_status_condition{{name=\"labelled\",namespace=\"{}\",condition=\"Ready\",\
+         status=\"True\",app_kubernetes_io_name=\"billing\",app_kubernetes_io_instance=\"\",\
+         app_kubernetes_io_version=\"\",app_kubernetes_io_component=\"\",\
+         app_kubernetes_io_part_of=\"shop\",app_kubernetes_io_managed_by=\"\"}} 1",
+        setup.namespace.name
+    );
+    eventually(WAIT, "extended series exported", || async {
+        let metrics = setup.controller.metrics().await?;
+        Ok(metrics.contains(&series).then_some(()))
+    })
+    .await
+    .map_err(|error| error.context(setup.controller.log()))?;
     setup.finish().await
 }

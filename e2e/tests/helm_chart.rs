@@ -338,6 +338,7 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
             "--enable-cluster-push-secret-reconciler=false",
             "--unsafe-allow-generic-targets=true",
             "--deny-operator-identity=true",
+            "--enable-extended-metric-labels=true",
             "--enable-vault-token-cache=true",
             "--vault-token-cache-size=1000",
             "--store-requeue-interval=2m",

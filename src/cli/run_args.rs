@@ -18,6 +18,10 @@ pub struct RunArgs {
     /// The address the metric endpoint binds to; `:8080` means all interfaces.
     #[arg(long, default_value = ":8080", value_parser = parse_address)]
     pub metrics_addr: SocketAddr,
+    /// Add the objects' Kubernetes recommended labels (`app.kubernetes.io/name`, `instance`,
+    /// `version`, `component`, `part-of`, `managed-by`) to the per-object metrics, as upstream.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true", default_value_t = false)]
+    pub enable_extended_metric_labels: bool,
     /// The address the live endpoint (`/healthz`, `/readyz`) binds to.
     #[arg(long, default_value = ":8082", value_parser = parse_address)]
     pub live_addr: SocketAddr,
@@ -175,9 +179,6 @@ pub struct CompatibilityArgs {
     /// No effect: the generators of this build keep no state.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_generator_state: Option<bool>,
-    /// No effect yet.
-    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
-    pub enable_extended_metric_labels: Option<bool>,
     /// No effect: the metrics server speaks HTTP/1.1.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_http2: Option<bool>,
@@ -238,10 +239,6 @@ impl CompatibilityArgs {
             (
                 "enable-generator-state",
                 self.enable_generator_state.is_some(),
-            ),
-            (
-                "enable-extended-metric-labels",
-                self.enable_extended_metric_labels.is_some(),
             ),
             ("enable-http2", self.enable_http2.is_some()),
             ("metrics-auth", self.metrics_auth.is_some()),

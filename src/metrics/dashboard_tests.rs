@@ -67,8 +67,9 @@ fn every_metric_the_dashboard_queries_is_exported() {
         metrics.controller_started(controller, 1);
         drop(metrics.reconcile_started(controller));
     }
-    metrics.record_sync("db", "team-a", Duration::from_millis(1), true);
-    metrics.set_external_secret_condition("db", "team-a", "False");
+    let db = super::tests::meta("db", "team-a", &[]);
+    metrics.record_sync(&db, Duration::from_millis(1), true);
+    metrics.set_external_secret_condition(&db, "False");
     metrics.count_provider_call("HashiCorp/Vault", "ReadSecretData", false);
     let webhook = WebhookMetrics::default();
     let path = "/validate-external-secrets-io-v1-externalsecret";

@@ -1,6 +1,47 @@
 //! The label sets of the metrics, as upstream names them.
 
-use prometheus_client::encoding::EncodeLabelSet;
+use std::collections::BTreeMap;
+
+use prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
+
+/// The Kubernetes recommended labels upstream's `--enable-extended-metric-labels` adds to the
+/// per-object metrics, under its label names (`app.kubernetes.io/name` becomes
+/// `app_kubernetes_io_name`).
+const RECOMMENDED: [(&str, &str); 6] = [
+    ("app.kubernetes.io/name", "app_kubernetes_io_name"),
+    ("app.kubernetes.io/instance", "app_kubernetes_io_instance"),
+    ("app.kubernetes.io/version", "app_kubernetes_io_version"),
+    ("app.kubernetes.io/component", "app_kubernetes_io_component"),
+    ("app.kubernetes.io/part-of", "app_kubernetes_io_part_of"),
+    (
+        "app.kubernetes.io/managed-by",
+        "app_kubernetes_io_managed_by",
+    ),
+];
+
+/// An object's recommended labels as metric labels: none without
+/// `--enable-extended-metric-labels`, all six with it (empty when the object lacks one, as
+/// upstream). Values are the object's own labels, never anything read from a provider.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, Default)]
+pub struct KubeLabels(Vec<(&'static str, String)>);
+
+impl KubeLabels {
+    /// The six labels of an object whose labels are `labels`.
+    pub fn of(labels: &BTreeMap<String, String>) -> Self {
+        Self(
+            RECOMMENDED
+                .iter()
+                .map(|(key, name)| (*name, labels.get(*key).cloned().unwrap_or_default()))
+                .collect(),
+        )
+    }
+}
+
+impl EncodeLabelSet for KubeLabels {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), std::fmt::Error> {
+        self.0.encode(encoder)
+    }
+}
 
 /// Labels of a status condition gauge (upstream: name, namespace, condition, status).
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -13,15 +54,21 @@ pub struct ConditionLabels {
     pub condition: String,
     /// `True` or `False`.
     pub status: String,
+    /// The object's recommended labels, with `--enable-extended-metric-labels`.
+    #[prometheus(flatten)]
+    pub kube: KubeLabels,
 }
 
-/// Labels of a per-store gauge without condition (upstream: name, namespace).
+/// Labels of a per-object gauge or counter without condition (upstream: name, namespace).
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct StoreLabels {
     /// The store's name.
     pub name: String,
     /// The store's namespace (empty for cluster stores).
     pub namespace: String,
+    /// The object's recommended labels, with `--enable-extended-metric-labels`.
+    #[prometheus(flatten)]
+    pub kube: KubeLabels,
 }
 
 /// Labels of the controller-runtime metrics.

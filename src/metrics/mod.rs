@@ -7,8 +7,12 @@
 //! upstream controller: the `controller_runtime_*` reconcile metrics (including
 //! `controller_runtime_max_concurrent_reconciles`), the `workqueue_*` families and Go's
 //! `process_*` metrics.
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -26,7 +30,8 @@ mod tests;
 mod workqueue;
 
 pub use labels::{
-    ConditionLabels, ControllerLabels, ProviderCallLabels, RequestLabels, ResultLabels, StoreLabels,
+    ConditionLabels, ControllerLabels, KubeLabels, ProviderCallLabels, RequestLabels, ResultLabels,
+    StoreLabels,
 };
 
 type DurationGauge = Family<StoreLabels, Gauge<f64, AtomicU64>>;
@@ -62,6 +67,41 @@ pub struct Metrics {
     cluster_external_secrets: ObjectGauges,
     cluster_push_secrets: ObjectGauges,
     push_secrets: ObjectGauges,
+    /// `--enable-extended-metric-labels`: per-object series carry the object's recommended
+    /// labels, remembered here so a label change or deletion drops the old series.
+    extended: Option<Mutex<HashMap<ObjectKey, KubeLabels>>>,
+}
+
+/// The kinds whose series are per object.
+#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
+enum ObjectKind {
+    SecretStore,
+    ClusterSecretStore,
+    ExternalSecret,
+    PushSecret,
+    ClusterExternalSecret,
+    ClusterPushSecret,
+}
+
+/// An object's kind, name and namespace.
+type ObjectKey = (ObjectKind, String, String);
+
+fn store_kind(cluster: bool) -> ObjectKind {
+    if cluster {
+        ObjectKind::ClusterSecretStore
+    } else {
+        ObjectKind::SecretStore
+    }
+}
+
+/// The object's name, namespace and labels.
+fn identity(meta: &ObjectMeta) -> (&str, &str, &BTreeMap<String, String>) {
+    static NONE: BTreeMap<String, String> = BTreeMap::new();
+    (
+        meta.name.as_deref().unwrap_or_default(),
+        meta.namespace.as_deref().unwrap_or_default(),
+        meta.labels.as_ref().unwrap_or(&NONE),
+    )
 }
 
 /// A kind's `<kind>_status_condition` and `<kind>_reconcile_duration` gauges.
@@ -90,28 +130,37 @@ impl ObjectGauges {
         gauges
     }
 
-    fn set(&self, name: &str, namespace: &str, status: &str, took: Duration) {
-        set_condition(&self.condition, name, namespace, "Ready", status);
+    fn set(&self, name: &str, namespace: &str, kube: &KubeLabels, status: &str, took: Duration) {
+        set_condition(&self.condition, name, namespace, kube, "Ready", status);
         let labels = StoreLabels {
             name: name.to_owned(),
             namespace: namespace.to_owned(),
+            kube: kube.clone(),
         };
         self.duration
             .get_or_create(&labels)
             .set(took.as_nanos() as f64);
     }
 
-    fn remove(&self, name: &str, namespace: &str) {
+    fn remove(&self, name: &str, namespace: &str, kube: &KubeLabels) {
         self.duration.remove(&StoreLabels {
             name: name.to_owned(),
             namespace: namespace.to_owned(),
+            kube: kube.clone(),
         });
-        remove_condition(&self.condition, name, namespace, "Ready");
+        remove_condition(&self.condition, name, namespace, kube, "Ready");
     }
 }
 
 impl Default for Metrics {
     fn default() -> Self {
+        Self::new(false)
+    }
+}
+
+impl Metrics {
+    /// Every metric, registered; `extended_labels` is `--enable-extended-metric-labels`.
+    pub fn new(extended_labels: bool) -> Self {
         let mut registry = Registry::default();
         let secret_store_condition = Family::<ConditionLabels, Gauge>::default();
         registry.register(
@@ -258,6 +307,77 @@ impl Default for Metrics {
             max_concurrent,
             active_workers,
             workqueue,
+            extended: extended_labels.then(Mutex::default),
+        }
+    }
+
+    /// The recommended labels the series of `kind` `namespace/name` carry now. With extended
+    /// labels, the series under an object's previous labels are dropped when they changed (as
+    /// upstream deletes partial matches), so one object never has two live series.
+    fn labels_now(
+        &self,
+        kind: ObjectKind,
+        name: &str,
+        namespace: &str,
+        labels: &BTreeMap<String, String>,
+    ) -> KubeLabels {
+        let Some(remembered) = &self.extended else {
+            return KubeLabels::default();
+        };
+        let current = KubeLabels::of(labels);
+        let key = (kind, name.to_owned(), namespace.to_owned());
+        let previous = remembered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key, current.clone());
+        if let Some(previous) = previous
+            && previous != current
+        {
+            self.drop_series(kind, name, namespace, &previous);
+        }
+        current
+    }
+
+    /// Drops every series of a deleted object, under whatever labels it last had.
+    fn forget(&self, kind: ObjectKind, name: &str, namespace: &str) {
+        let kube = match &self.extended {
+            None => KubeLabels::default(),
+            Some(remembered) => remembered
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(&(kind, name.to_owned(), namespace.to_owned()))
+                .unwrap_or_default(),
+        };
+        self.drop_series(kind, name, namespace, &kube);
+    }
+
+    fn drop_series(&self, kind: ObjectKind, name: &str, namespace: &str, kube: &KubeLabels) {
+        let labels = StoreLabels {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+            kube: kube.clone(),
+        };
+        match kind {
+            ObjectKind::SecretStore | ObjectKind::ClusterSecretStore => {
+                let cluster = kind == ObjectKind::ClusterSecretStore;
+                self.duration_family(cluster).remove(&labels);
+                let family = self.condition_family(cluster);
+                remove_condition(family, name, namespace, kube, "Ready");
+            }
+            ObjectKind::ExternalSecret => {
+                self.external_secret_duration.remove(&labels);
+                self.sync_calls.remove(&labels);
+                self.sync_errors.remove(&labels);
+                let family = &self.external_secret_condition;
+                remove_condition(family, name, namespace, kube, "Ready");
+            }
+            ObjectKind::PushSecret => self.push_secrets.remove(name, namespace, kube),
+            ObjectKind::ClusterExternalSecret => {
+                self.cluster_external_secrets.remove(name, namespace, kube);
+            }
+            ObjectKind::ClusterPushSecret => {
+                self.cluster_push_secrets.remove(name, namespace, kube);
+            }
         }
     }
 }
@@ -286,51 +406,57 @@ impl Metrics {
     pub fn set_store_condition(
         &self,
         cluster: bool,
-        name: &str,
-        namespace: &str,
+        store: &ObjectMeta,
         condition: &str,
         status: &str,
     ) {
-        set_condition(
-            self.condition_family(cluster),
-            name,
-            namespace,
-            condition,
-            status,
-        );
+        let (name, namespace, labels) = identity(store);
+        let kube = self.labels_now(store_kind(cluster), name, namespace, labels);
+        let family = self.condition_family(cluster);
+        set_condition(family, name, namespace, &kube, condition, status);
     }
 
     /// Sets a ClusterExternalSecret's `Ready` gauge and reconcile duration (nanoseconds).
-    pub fn set_cluster_external_secret(&self, name: &str, status: &str, took: Duration) {
-        self.cluster_external_secrets.set(name, "", status, took);
+    pub fn set_cluster_external_secret(&self, template: &ObjectMeta, status: &str, took: Duration) {
+        let (name, _, labels) = identity(template);
+        let kube = self.labels_now(ObjectKind::ClusterExternalSecret, name, "", labels);
+        self.cluster_external_secrets
+            .set(name, "", &kube, status, took);
     }
 
     /// Forgets the gauges of a deleted ClusterExternalSecret.
     pub fn remove_cluster_external_secret(&self, name: &str) {
-        self.cluster_external_secrets.remove(name, "");
+        self.forget(ObjectKind::ClusterExternalSecret, name, "");
     }
 
     /// Sets a ClusterPushSecret's `Ready` gauge and reconcile duration (nanoseconds).
-    pub fn set_cluster_push_secret(&self, name: &str, status: &str, took: Duration) {
-        self.cluster_push_secrets.set(name, "", status, took);
+    pub fn set_cluster_push_secret(&self, template: &ObjectMeta, status: &str, took: Duration) {
+        let (name, _, labels) = identity(template);
+        let kube = self.labels_now(ObjectKind::ClusterPushSecret, name, "", labels);
+        self.cluster_push_secrets.set(name, "", &kube, status, took);
     }
 
     /// Forgets the gauges of a deleted ClusterPushSecret.
     pub fn remove_cluster_push_secret(&self, name: &str) {
-        self.cluster_push_secrets.remove(name, "");
+        self.forget(ObjectKind::ClusterPushSecret, name, "");
     }
 
     /// Sets a PushSecret's `Ready` gauge and reconcile duration (nanoseconds).
-    pub fn set_push_secret(&self, name: &str, namespace: &str, status: &str, took: Duration) {
-        self.push_secrets.set(name, namespace, status, took);
+    pub fn set_push_secret(&self, push_secret: &ObjectMeta, status: &str, took: Duration) {
+        let (name, namespace, labels) = identity(push_secret);
+        let kube = self.labels_now(ObjectKind::PushSecret, name, namespace, labels);
+        self.push_secrets.set(name, namespace, &kube, status, took);
     }
 
     /// Sets a store's reconcile duration gauge; like upstream (`float64(time.Duration)`) the
     /// value is in nanoseconds.
-    pub fn set_store_duration(&self, cluster: bool, name: &str, namespace: &str, took: Duration) {
+    pub fn set_store_duration(&self, cluster: bool, store: &ObjectMeta, took: Duration) {
+        let (name, namespace, labels) = identity(store);
+        let kube = self.labels_now(store_kind(cluster), name, namespace, labels);
         let labels = StoreLabels {
             name: name.to_owned(),
             namespace: namespace.to_owned(),
+            kube,
         };
         self.duration_family(cluster)
             .get_or_create(&labels)
@@ -346,12 +472,8 @@ impl Metrics {
     }
 
     /// Forgets the gauges of a deleted store.
-    pub fn remove_store(&self, cluster: bool, name: &str, namespace: &str, condition: &str) {
-        self.duration_family(cluster).remove(&StoreLabels {
-            name: name.to_owned(),
-            namespace: namespace.to_owned(),
-        });
-        remove_condition(self.condition_family(cluster), name, namespace, condition);
+    pub fn remove_store(&self, cluster: bool, name: &str, namespace: &str) {
+        self.forget(store_kind(cluster), name, namespace);
     }
 
     fn condition_family(&self, cluster: bool) -> &Family<ConditionLabels, Gauge> {
@@ -364,10 +486,13 @@ impl Metrics {
 
     /// Records one ExternalSecret sync: its duration (nanoseconds, as upstream), the call
     /// counter and, when it failed, the error counter.
-    pub fn record_sync(&self, name: &str, namespace: &str, took: Duration, failed: bool) {
+    pub fn record_sync(&self, external_secret: &ObjectMeta, took: Duration, failed: bool) {
+        let (name, namespace, labels) = identity(external_secret);
+        let kube = self.labels_now(ObjectKind::ExternalSecret, name, namespace, labels);
         let labels = StoreLabels {
             name: name.to_owned(),
             namespace: namespace.to_owned(),
+            kube,
         };
         self.external_secret_duration
             .get_or_create(&labels)
@@ -381,25 +506,15 @@ impl Metrics {
     /// Drops every series of a deleted ExternalSecret, as upstream does, so dashboards and alerts
     /// do not keep reporting objects that no longer exist.
     pub fn remove_external_secret(&self, name: &str, namespace: &str) {
-        let labels = StoreLabels {
-            name: name.to_owned(),
-            namespace: namespace.to_owned(),
-        };
-        self.external_secret_duration.remove(&labels);
-        self.sync_calls.remove(&labels);
-        self.sync_errors.remove(&labels);
-        remove_condition(&self.external_secret_condition, name, namespace, "Ready");
+        self.forget(ObjectKind::ExternalSecret, name, namespace);
     }
 
     /// Sets an ExternalSecret's condition gauge (1 for the current status, 0 for the other).
-    pub fn set_external_secret_condition(&self, name: &str, namespace: &str, status: &str) {
-        set_condition(
-            &self.external_secret_condition,
-            name,
-            namespace,
-            "Ready",
-            status,
-        );
+    pub fn set_external_secret_condition(&self, external_secret: &ObjectMeta, status: &str) {
+        let (name, namespace, labels) = identity(external_secret);
+        let kube = self.labels_now(ObjectKind::ExternalSecret, name, namespace, labels);
+        let family = &self.external_secret_condition;
+        set_condition(family, name, namespace, &kube, "Ready", status);
     }
 
     /// Counts one call to a provider.
@@ -419,6 +534,7 @@ fn set_condition(
     family: &Family<ConditionLabels, Gauge>,
     name: &str,
     namespace: &str,
+    kube: &KubeLabels,
     condition: &str,
     status: &str,
 ) {
@@ -428,6 +544,7 @@ fn set_condition(
             namespace: namespace.to_owned(),
             condition: condition.to_owned(),
             status: candidate.to_owned(),
+            kube: kube.clone(),
         };
         family
             .get_or_create(&labels)
@@ -440,6 +557,7 @@ fn remove_condition(
     family: &Family<ConditionLabels, Gauge>,
     name: &str,
     namespace: &str,
+    kube: &KubeLabels,
     condition: &str,
 ) {
     for status in ["True", "False"] {
@@ -448,6 +566,7 @@ fn remove_condition(
             namespace: namespace.to_owned(),
             condition: condition.to_owned(),
             status: status.to_owned(),
+            kube: kube.clone(),
         });
     }
 }

@@ -1,15 +1,39 @@
 //! Unit tests of the metrics.
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
 use super::Metrics;
+
+/// An object's metadata: `name` in `namespace` with `labels`.
+pub fn meta(name: &str, namespace: &str, labels: &[(&str, &str)]) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name.to_owned()),
+        namespace: (!namespace.is_empty()).then(|| namespace.to_owned()),
+        labels: Some(
+            labels
+                .iter()
+                .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+                .collect::<BTreeMap<_, _>>(),
+        ),
+        ..ObjectMeta::default()
+    }
+}
 
 #[test]
 fn exports_upstream_names_with_help() {
     let metrics = Metrics::default();
-    metrics.set_store_condition(false, "vault", "team-a", "Ready", "True");
-    metrics.set_store_condition(true, "global", "", "Ready", "False");
+    metrics.set_store_condition(false, &meta("vault", "team-a", &[]), "Ready", "True");
+    metrics.set_store_condition(true, &meta("global", "", &[]), "Ready", "False");
     metrics.reconcile_finished("secretstore", "error");
     drop(metrics.reconcile_started("secretstore"));
-    metrics.record_sync("db", "team-a", std::time::Duration::from_millis(1), true);
-    metrics.set_external_secret_condition("db", "team-a", "False");
+    let db = meta(
+        "db",
+        "team-a",
+        &[("app.kubernetes.io/name", "ignored-by-default")],
+    );
+    metrics.record_sync(&db, std::time::Duration::from_millis(1), true);
+    metrics.set_external_secret_condition(&db, "False");
     metrics.count_provider_call("fake", "GetSecret", true);
     let text = metrics.encode();
     for expected in [
@@ -45,8 +69,9 @@ fn exports_upstream_names_with_help() {
 fn a_deleted_external_secret_leaves_no_series() {
     let metrics = Metrics::default();
     for name in ["db", "api"] {
-        metrics.record_sync(name, "team-a", std::time::Duration::from_millis(1), true);
-        metrics.set_external_secret_condition(name, "team-a", "True");
+        let object = meta(name, "team-a", &[]);
+        metrics.record_sync(&object, std::time::Duration::from_millis(1), true);
+        metrics.set_external_secret_condition(&object, "True");
     }
     metrics.remove_external_secret("db", "team-a");
     let text = metrics.encode();
@@ -146,4 +171,44 @@ fn reconciles_feed_work_duration_unfinished_work_and_retries() {
         series(&done, "workqueue_retries_total{controller=\"pushsecret\""),
         2.0
     );
+}
+
+/// Upstream's `--enable-extended-metric-labels` (pkg/controllers/metrics/labels.go
+/// `SetUpLabelNames`/`RefineLabels`): the six `app.kubernetes.io/*` labels, non-alphanumerics
+/// as `_`, empty when the object lacks one; stale series go when the labels change
+/// (esmetrics.go deletes partial matches) and when the object is deleted.
+#[test]
+fn extended_labels_follow_the_objects_recommended_labels() {
+    let metrics = Metrics::new(true);
+    let first = meta(
+        "db",
+        "team-a",
+        &[("app.kubernetes.io/name", "billing"), ("team", "a")],
+    );
+    metrics.record_sync(&first, std::time::Duration::from_millis(1), false);
+    metrics.set_external_secret_condition(&first, "True");
+    let text = metrics.encode();
+    let expected = "externalsecret_status_condition{name=\"db\",namespace=\"team-a\",condition=\"Ready\",status=\"True\",app_kubernetes_io_name=\"billing\",app_kubernetes_io_instance=\"\",app_kubernetes_io_version=\"\",app_kubernetes_io_component=\"\",app_kubernetes_io_part_of=\"\",app_kubernetes_io_managed_by=\"\"} 1";
+    assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    assert!(
+        !text.contains("team=\""),
+        "only recommended labels:\n{text}"
+    );
+
+    let relabelled = meta("db", "team-a", &[("app.kubernetes.io/name", "payments")]);
+    metrics.set_external_secret_condition(&relabelled, "True");
+    let text = metrics.encode();
+    assert!(!text.contains("\"billing\""), "old series left:\n{text}");
+    assert!(
+        text.contains("app_kubernetes_io_name=\"payments\""),
+        "{text}"
+    );
+
+    metrics.remove_external_secret("db", "team-a");
+    let text = metrics.encode();
+    let left: Vec<&str> = text
+        .lines()
+        .filter(|line| line.starts_with("externalsecret_") && line.contains("name=\"db\""))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

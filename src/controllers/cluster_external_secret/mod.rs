@@ -81,7 +81,7 @@ impl ClusterTemplate for ClusterExternalSecret {
     }
 
     fn record_metrics(&self, metrics: &Metrics, ready: &str, took: Duration) {
-        metrics.set_cluster_external_secret(&kube::ResourceExt::name_any(self), ready, took);
+        metrics.set_cluster_external_secret(&self.metadata, ready, took);
     }
 
     fn remove_metrics(&self, metrics: &Metrics) {

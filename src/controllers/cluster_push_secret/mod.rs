@@ -74,7 +74,7 @@ impl ClusterTemplate for ClusterPushSecret {
     }
 
     fn record_metrics(&self, metrics: &Metrics, ready: &str, took: Duration) {
-        metrics.set_cluster_push_secret(&self.name_any(), ready, took);
+        metrics.set_cluster_push_secret(&self.metadata, ready, took);
     }
 
     fn remove_metrics(&self, metrics: &Metrics) {

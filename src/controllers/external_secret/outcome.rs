@@ -89,11 +89,10 @@ async fn write_status(
 ) -> Result<(), Error> {
     let previous = es.status.as_ref();
     let next = status::next_status(previous, ready, synced, Timestamp::now());
-    let namespace = es.namespace().unwrap_or_default();
     context
         .shared
         .metrics
-        .set_external_secret_condition(&es.name_any(), &namespace, ready.status);
+        .set_external_secret_condition(es.meta(), ready.status);
     if previous == Some(&next) {
         return Ok(());
     }
@@ -102,14 +101,17 @@ async fn write_status(
         "kind": ExternalSecret::kind(&()),
         "status": next,
     });
-    Api::<ExternalSecret>::namespaced(context.shared.client.clone(), &namespace)
-        .patch_status(
-            &es.name_any(),
-            &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&patch),
-        )
-        .await
-        .map_err(Error::Kube)?;
+    Api::<ExternalSecret>::namespaced(
+        context.shared.client.clone(),
+        &es.namespace().unwrap_or_default(),
+    )
+    .patch_status(
+        &es.name_any(),
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&patch),
+    )
+    .await
+    .map_err(Error::Kube)?;
     Ok(())
 }
 

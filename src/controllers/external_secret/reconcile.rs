@@ -42,13 +42,7 @@ pub async fn reconcile(es: &ExternalSecret, context: &EsContext) -> Result<Actio
     let _timer = metrics.reconcile_started(CONTROLLER);
     let started = Instant::now();
     let result = sync(es, context).await;
-    let namespace = es.namespace().unwrap_or_default();
-    metrics.record_sync(
-        &es.name_any(),
-        &namespace,
-        started.elapsed(),
-        result.is_err(),
-    );
+    metrics.record_sync(es.meta(), started.elapsed(), result.is_err());
     metrics.reconcile_result(CONTROLLER, &result);
     if result.is_ok() {
         context.shared.backoff.forget(es);
@@ -192,11 +186,10 @@ fn still_current(
         return None;
     }
     // Nothing to do, but dashboards still need the condition after a restart.
-    context.shared.metrics.set_external_secret_condition(
-        &es.name_any(),
-        &es.namespace().unwrap_or_default(),
-        "True",
-    );
+    context
+        .shared
+        .metrics
+        .set_external_secret_condition(es.meta(), "True");
     let refreshed = refresh::last_refresh(es).unwrap_or(now);
     Some(requeue(es, interval, refreshed, now))
 }

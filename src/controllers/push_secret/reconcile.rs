@@ -259,12 +259,10 @@ async fn report_synced(
         &message,
     )
     .await;
-    context.shared.metrics.set_push_secret(
-        &push_secret.name_any(),
-        &push_secret.namespace().unwrap_or_default(),
-        "True",
-        started.elapsed(),
-    );
+    context
+        .shared
+        .metrics
+        .set_push_secret(push_secret.meta(), "True", started.elapsed());
     Ok(())
 }
 

@@ -55,12 +55,10 @@ pub async fn report_not_ready(
         outcome.message,
     )
     .await;
-    context.shared.metrics.set_push_secret(
-        &push_secret.name_any(),
-        &push_secret.namespace().unwrap_or_default(),
-        "False",
-        Duration::ZERO,
-    );
+    context
+        .shared
+        .metrics
+        .set_push_secret(push_secret.meta(), "False", Duration::ZERO);
     Ok(())
 }
 

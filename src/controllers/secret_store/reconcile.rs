@@ -44,12 +44,9 @@ pub async fn reconcile<K: Store>(
         Ok(None) => reconcile_store(store, context).await,
         Err(error) => Err(error),
     };
-    context.metrics.set_store_duration(
-        K::CLUSTER,
-        &store.name_any(),
-        store.namespace().as_deref().unwrap_or_default(),
-        started.elapsed(),
-    );
+    context
+        .metrics
+        .set_store_duration(K::CLUSTER, store.meta(), started.elapsed());
     let label = if result.is_ok() {
         "requeue_after"
     } else {
@@ -89,7 +86,6 @@ pub async fn forget<K: Store>(store: &K, context: &Context) {
         K::CLUSTER,
         &store.name_any(),
         store.namespace().as_deref().unwrap_or_default(),
-        CONDITION_READY,
     );
 }
 
@@ -267,15 +263,10 @@ async fn record<K: Store>(
     after: Option<(&str, Option<&str>)>,
     context: &Context,
 ) {
-    let namespace = store.namespace().unwrap_or_default();
     if let Some((ready, _)) = after {
-        context.metrics.set_store_condition(
-            K::CLUSTER,
-            &store.name_any(),
-            &namespace,
-            CONDITION_READY,
-            ready,
-        );
+        context
+            .metrics
+            .set_store_condition(K::CLUSTER, store.meta(), CONDITION_READY, ready);
     }
     if before == after {
         return;
