@@ -11,6 +11,7 @@ mod kube_client;
 mod labels;
 use external_secrets_leader as leader;
 mod metrics;
+mod metrics_auth;
 mod render;
 mod run;
 mod secure_metrics;

@@ -18,6 +18,7 @@ use crate::context::{Context, Settings};
 use crate::controllers::secret_store;
 use crate::leader::{self, LeaseSettings};
 use crate::metrics::Metrics;
+use crate::metrics_auth::MetricsAuth;
 
 /// Logs as JSON lines, filtered by `RUST_LOG` or else `--loglevel`.
 pub fn init_tracing(level: &str) {
@@ -41,11 +42,15 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
         Some(tls) => Some(tls.store()?),
         None => None,
     };
+    let auth = args
+        .metrics_tls
+        .metrics_auth
+        .then(|| Arc::new(MetricsAuth::new(context.client.clone())));
     let server = tokio::spawn(crate::server::serve(
         args.metrics_addr,
         args.live_addr,
         metrics,
-        tls,
+        (tls, auth),
         {
             let shutdown = shutdown.clone();
             move || shutdown.wait()

@@ -161,7 +161,7 @@ mod tests {
         metrics.controller_started("externalsecret", 1);
         let server = axum::serve(
             listener(tcp, store.clone()).unwrap(),
-            crate::server::router(metrics),
+            crate::server::router(metrics, None),
         );
         let server = tokio::spawn(server.into_future());
 

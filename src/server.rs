@@ -13,16 +13,16 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 
 use crate::metrics::Metrics;
+use crate::metrics_auth::{self, MetricsAuth};
 use crate::secure_metrics;
 use crate::webhook::certs::CertStore;
 
-/// The router serving the metrics and probes.
-pub fn router(metrics: Arc<Metrics>) -> Router {
-    probes().merge(
-        Router::new()
-            .route("/metrics", get(metrics_handler))
-            .with_state(metrics),
-    )
+/// The router serving the metrics (behind `auth`, with `--metrics-auth`) and the probes.
+pub fn router(metrics: Arc<Metrics>, auth: Option<Arc<MetricsAuth>>) -> Router {
+    let metrics = Router::new()
+        .route("/metrics", get(metrics_handler))
+        .with_state(metrics);
+    probes().merge(metrics_auth::protect(metrics, auth))
 }
 
 /// The liveness and readiness probes alone (upstream's `--live-addr` endpoint).
@@ -43,13 +43,13 @@ async fn metrics_handler(State(metrics): State<Arc<Metrics>>) -> impl IntoRespon
 }
 
 /// Serves metrics and probes on `metrics_address` (over HTTPS with `tls`'s certificate when
-/// given: `--metrics-secure`), and the probes on `live_address` too (upstream serves them
-/// there), until `shutdown` completes.
+/// given: `--metrics-secure`; readers checked by `auth` with `--metrics-auth`), and the probes
+/// on `live_address` too (upstream serves them there), until `shutdown` completes.
 pub async fn serve<F>(
     metrics_address: SocketAddr,
     live_address: SocketAddr,
     metrics: Arc<Metrics>,
-    tls: Option<Arc<CertStore>>,
+    (tls, auth): (Option<Arc<CertStore>>, Option<Arc<MetricsAuth>>),
     shutdown: impl Fn() -> F,
 ) -> anyhow::Result<()>
 where
@@ -61,14 +61,14 @@ where
             tracing::info!(address = %metrics_address, "serving /metrics, /healthz and /readyz over HTTPS");
             let listener = secure_metrics::listener(metrics_listener, store.clone())?;
             let watcher = secure_metrics::watch(store, shutdown());
-            let server = axum::serve(listener, router(metrics))
+            let server = axum::serve(listener, router(metrics, auth))
                 .with_graceful_shutdown(shutdown())
                 .into_future();
             async move { futures::future::join(server, watcher).await.0 }.boxed()
         }
         None => {
             tracing::info!(address = %metrics_address, "serving /metrics, /healthz and /readyz");
-            axum::serve(metrics_listener, router(metrics))
+            axum::serve(metrics_listener, router(metrics, auth))
                 .with_graceful_shutdown(shutdown())
                 .into_future()
                 .boxed()
@@ -101,7 +101,7 @@ mod tests {
     async fn get(path: &str) -> (StatusCode, String) {
         let metrics = Arc::new(Metrics::default());
         metrics.reconcile_finished("secretstore", "success");
-        let response = router(metrics)
+        let response = router(metrics, None)
             .oneshot(Request::get(path).body(Body::empty()).unwrap())
             .await
             .unwrap();

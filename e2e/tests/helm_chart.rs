@@ -347,6 +347,7 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
             "--client-qps=20",
             "--provider-qps=10",
             "--metrics-addr=:8088",
+            "--metrics-auth=true",
             "--metrics-secure=true",
             "--metrics-cert-dir=/etc/metrics-tls",
             "--metrics-cert-name=server.crt",
@@ -415,6 +416,20 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
     assert!(webhook_args.contains(&format!("--dns-name=eso-full-webhook.{ns}.svc")));
     assert!(webhook_args.contains(&"--healthz-addr=:8085".to_owned()));
     assert!(webhook_args.contains(&"--lookahead-interval=720h".to_owned()));
+    assert!(webhook_args.contains(&"--metrics-auth=true".to_owned()));
+    // --metrics-auth: the controller and the webhook may create TokenReviews and
+    // SubjectAccessReviews (the cert controller's metrics stay open here).
+    for (role, account) in [
+        ("eso-full-metrics-auth", "eso-controller"),
+        ("eso-full-webhook-metrics-auth", "eso-webhook-sa"),
+    ] {
+        let rules = &find(&objects, "ClusterRole", role)["rules"];
+        assert_eq!(rules[0]["resources"], json!(["tokenreviews"]));
+        assert_eq!(rules[1]["resources"], json!(["subjectaccessreviews"]));
+        let binding = find(&objects, "ClusterRoleBinding", role);
+        assert_eq!(binding["subjects"][0]["name"], account);
+    }
+    assert!(!names_of(&objects, "ClusterRole").contains("eso-full-cert-controller-metrics-auth"));
     assert_binary_accepts(&webhook_args)?;
     assert_eq!(webhook["spec"]["replicas"], 3);
     let webhook_pod = &webhook["spec"]["template"]["spec"];
@@ -691,7 +706,7 @@ async fn unsupported_values_fail_naming_each_key() -> anyhow::Result<()> {
         "bitwarden-sdk-server.enabled",
         "certController.metrics.listen.secure.enabled",
         "enableHTTP2",
-        "webhook.metrics.listen.auth.enabled",
+        "webhook.metrics.listen.secure.enabled",
     ] {
         assert!(message.contains(key), "{key} is not named in: {message}");
     }

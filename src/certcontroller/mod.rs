@@ -33,6 +33,7 @@ use tokio::sync::watch;
 use crate::cli::CertControllerArgs;
 use crate::leader::{self, LeaseSettings};
 use crate::metrics::Metrics;
+use crate::metrics_auth::MetricsAuth;
 use crate::webhook::probes;
 use inject::Service;
 use sync::Settings;
@@ -71,7 +72,11 @@ pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
         Phase::Waiting(NOT_CHECKED.into())
     }));
     let (stop, stopped) = watch::channel(false);
-    let servers = serve_probes(&args, &phase, &metrics, &stopped);
+    let auth = args
+        .probes
+        .metrics_auth
+        .then(|| Arc::new(MetricsAuth::new(client.clone())));
+    let servers = serve_probes(&args, &phase, (&metrics, auth), &stopped);
     let mut leadership = None;
     if args.enable_leader_election {
         let Some(acquired) = lead(&client).await? else {
@@ -126,11 +131,12 @@ fn settings(args: &CertControllerArgs) -> Settings {
     }
 }
 
-/// Serves `/healthz`, `/readyz` (from `phase`) and `/metrics` until `stopped` turns true.
+/// Serves `/healthz`, `/readyz` (from `phase`) and `/metrics` (behind `auth` with
+/// `--metrics-auth`) until `stopped` turns true.
 fn serve_probes(
     args: &CertControllerArgs,
     phase: &Arc<Mutex<Phase>>,
-    metrics: &Arc<Metrics>,
+    (metrics, auth): (&Arc<Metrics>, Option<Arc<MetricsAuth>>),
     stopped: &watch::Receiver<bool>,
 ) -> tokio::task::JoinHandle<std::io::Result<((), ())>> {
     let shutdown = || {
@@ -156,7 +162,7 @@ fn serve_probes(
         ),
         probes::serve(
             args.probes.metrics_addr,
-            crate::server::router(metrics.clone()),
+            crate::server::router(metrics.clone(), auth),
             shutdown(),
         ),
     ))

@@ -22,19 +22,20 @@ pub struct ProbeArgs {
     /// Time encoding of log lines: epoch, millis, nano, iso8601, rfc3339 or rfc3339nano.
     #[arg(long, default_value = "epoch", value_parser = ["epoch", "millis", "nano", "iso8601", "rfc3339", "rfc3339nano"])]
     pub zap_time_encoding: String,
+    /// Let only readers the API server authenticates (TokenReview) and authorizes (`get` on
+    /// the non-resource URL `/metrics`, SubjectAccessReview) read metrics, as controller-runtime.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true", default_value_t = false)]
+    pub metrics_auth: bool,
     /// Upstream's metrics-server flags this build does not implement, accepted so upstream
     /// Deployments start unchanged.
     #[command(flatten)]
     pub compatibility: MetricsCompatibilityArgs,
 }
 
-/// Upstream flags accepted for compatibility only: metrics are served over plain HTTP without
-/// authentication, and servers speak HTTP/1.1.
+/// Upstream flags accepted for compatibility only: metrics are served over plain HTTP, and
+/// servers speak HTTP/1.1.
 #[derive(Debug, Clone, clap::Args)]
 pub struct MetricsCompatibilityArgs {
-    /// Not supported yet: metrics are served without authentication.
-    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
-    pub metrics_auth: Option<bool>,
     /// Not supported yet: metrics are served over plain HTTP.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub metrics_secure: Option<bool>,
@@ -56,7 +57,6 @@ impl MetricsCompatibilityArgs {
     /// The names of the compatibility flags given on the command line, to warn about.
     pub fn given(&self) -> Vec<&'static str> {
         [
-            ("metrics-auth", self.metrics_auth.is_some()),
             ("metrics-secure", self.metrics_secure.is_some()),
             ("metrics-cert-dir", self.metrics_cert_dir.is_some()),
             ("metrics-cert-name", self.metrics_cert_name.is_some()),

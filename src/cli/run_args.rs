@@ -136,6 +136,10 @@ pub struct MetricsTlsArgs {
     /// Serve metrics over HTTPS.
     #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true", default_value_t = false)]
     pub metrics_secure: bool,
+    /// Let only readers the API server authenticates (TokenReview) and authorizes (`get` on
+    /// the non-resource URL `/metrics`, SubjectAccessReview) read metrics, as controller-runtime.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true", default_value_t = false)]
+    pub metrics_auth: bool,
     /// The directory of the metrics serving certificate (reloaded when its files change);
     /// empty: a self-signed certificate is generated.
     #[arg(long, default_value = "")]
@@ -182,9 +186,6 @@ pub struct CompatibilityArgs {
     /// No effect: the metrics server speaks HTTP/1.1.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_http2: Option<bool>,
-    /// Not supported yet: metrics are served without authentication.
-    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
-    pub metrics_auth: Option<bool>,
     /// No effect: the generators of this build keep no state to collect.
     #[arg(long, hide = true)]
     pub generator_gc_grace_period: Option<String>,
@@ -241,7 +242,6 @@ impl CompatibilityArgs {
                 self.enable_generator_state.is_some(),
             ),
             ("enable-http2", self.enable_http2.is_some()),
-            ("metrics-auth", self.metrics_auth.is_some()),
             (
                 "generator-gc-grace-period",
                 self.generator_gc_grace_period.is_some(),

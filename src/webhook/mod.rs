@@ -51,6 +51,16 @@ pub async fn run(args: WebhookArgs) -> anyhow::Result<()> {
         store.clone(),
     )?;
     let metrics = Arc::new(WebhookMetrics::default());
+    // The webhook talks to the API server only to check metrics readers (`--metrics-auth`).
+    let auth = match args.probes.metrics_auth {
+        true => {
+            let client = kube::Client::try_default()
+                .await
+                .context("connecting to the Kubernetes API for --metrics-auth")?;
+            Some(Arc::new(crate::metrics_auth::MetricsAuth::new(client)))
+        }
+        false => None,
+    };
 
     let (stop, stopped) = watch::channel(false);
     let shutdown = move || {
@@ -84,7 +94,10 @@ pub async fn run(args: WebhookArgs) -> anyhow::Result<()> {
     );
     let metrics_server = probes::serve(
         args.probes.metrics_addr,
-        probes::metrics_router(Arc::new(move || metrics.encode())),
+        crate::metrics_auth::protect(
+            probes::metrics_router(Arc::new(move || metrics.encode())),
+            auth,
+        ),
         shutdown(),
     );
     let watcher = watch_certificates(store, &args, shutdown());

@@ -12,9 +12,6 @@ otherwise install an operator that silently lacks it.
 {{- $unsupported = append $unsupported "enableHTTP2=true: the metrics and webhook servers speak HTTP/1.1 only" -}}
 {{- end -}}
 {{- range $key, $metrics := dict "metrics" .Values.metrics "webhook.metrics" .Values.webhook.metrics "certController.metrics" .Values.certController.metrics -}}
-{{- if $metrics.listen.auth.enabled -}}
-{{- $unsupported = append $unsupported (printf "%s.listen.auth.enabled=true: metrics are served without authentication" $key) -}}
-{{- end -}}
 {{- if and $metrics.listen.secure.enabled (ne $key "metrics") -}}
 {{- $unsupported = append $unsupported (printf "%s.listen.secure.enabled=true: only the controller serves metrics over HTTPS" $key) -}}
 {{- end -}}

@@ -3,7 +3,8 @@
 //! It speaks enough of the real REST protocol (JSON, plus protobuf bodies for a few built-in
 //! kinds) for kube-rs clients and runtimes, `kubectl` and the unmodified controller binary:
 //! plain and aggregated discovery; built-in kinds (Namespace, Secret, ConfigMap,
-//! ServiceAccount with TokenRequest, TokenReview, Event, Lease, webhook configurations);
+//! ServiceAccount with TokenRequest, TokenReview, SubjectAccessReview from stored RBAC, Event,
+//! Lease, webhook configurations);
 //! CustomResourceDefinitions with schema validation, defaulting and pruning; list/watch with
 //! selectors, pagination, bookmarks and 410 expiry; create/update/patch (merge, JSON,
 //! strategic-as-merge, server-side apply approximated); deletion with finalizers,
@@ -19,6 +20,7 @@
 //! # Ok(()) }
 //! ```
 
+mod access;
 mod apply;
 mod builtin;
 mod counters;

@@ -203,9 +203,7 @@ pub(crate) fn write_object(
     if representation == Representation::Metadata {
         let partial = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": object["metadata"]});
         serde_json::to_writer(&mut *out, &partial).expect("JSON values serialize");
-    } else if object["apiVersion"].as_str() == Some(api_version.as_str())
-        || info.special == Special::TokenReview
-    {
+    } else if object["apiVersion"].as_str() == Some(api_version.as_str()) || info.is_review() {
         serde_json::to_writer(&mut *out, object).expect("JSON values serialize");
     } else {
         let mut converted = object.clone();

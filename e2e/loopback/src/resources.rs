@@ -19,6 +19,8 @@ pub(crate) enum Special {
     CustomResourceDefinition,
     /// `authentication.k8s.io/v1` TokenReview: create-only, never stored.
     TokenReview,
+    /// `authorization.k8s.io/v1` SubjectAccessReview: create-only, never stored.
+    SubjectAccessReview,
 }
 
 /// Identifies the storage of a resource, shared by all its versions.
@@ -72,7 +74,7 @@ impl ResourceInfo {
     /// The verbs listed in discovery.
     pub(crate) fn verbs(&self) -> Vec<&'static str> {
         match self.special {
-            Special::TokenReview => vec!["create"],
+            Special::TokenReview | Special::SubjectAccessReview => vec!["create"],
             _ => vec![
                 "create",
                 "delete",
@@ -88,7 +90,15 @@ impl ResourceInfo {
 
     /// Whether objects are kept (false for create-only review kinds).
     pub(crate) fn stored(&self) -> bool {
-        self.special != Special::TokenReview
+        !self.is_review()
+    }
+
+    /// Whether this is a create-only review kind, answered and never stored.
+    pub(crate) fn is_review(&self) -> bool {
+        matches!(
+            self.special,
+            Special::TokenReview | Special::SubjectAccessReview
+        )
     }
 }
 
@@ -462,6 +472,18 @@ const BUILTINS: &[Builtin] = &[
         status: false,
         generation: false,
         special: Special::TokenReview,
+    },
+    Builtin {
+        group: "authorization.k8s.io",
+        version: "v1",
+        kind: "SubjectAccessReview",
+        plural: "subjectaccessreviews",
+        short_names: &[],
+        categories: &[],
+        namespaced: false,
+        status: false,
+        generation: false,
+        special: Special::SubjectAccessReview,
     },
 ];
 

@@ -197,6 +197,12 @@ async fn resource(
                 .token_review(&server.issuer, &decode(&content_type, &body)?)?;
             Ok(json_response(StatusCode::CREATED, &review))
         }
+        (&Method::POST, None, None) if info.special == Special::SubjectAccessReview => {
+            let review = server
+                .lock()
+                .subject_access_review(&decode(&content_type, &body)?)?;
+            Ok(json_response(StatusCode::CREATED, &review))
+        }
         (&Method::POST, None, None) => {
             let object = decode(&content_type, &body)?;
             let written = server.lock().create(&info, namespace, object, &options)?;

@@ -83,6 +83,12 @@ impl ControllerProcess {
         http_get(self.metrics_addr, "/metrics").await
     }
 
+    /// `GET /metrics` presenting `bearer` (if any): the status code and body, whatever they are
+    /// (for `--metrics-auth`).
+    pub async fn metrics_as(&self, bearer: Option<&str>) -> anyhow::Result<(u16, String)> {
+        http_request(self.metrics_addr, "/metrics", bearer).await
+    }
+
     /// The operating-system process id, while it runs (benchmarks read /proc with it).
     pub fn pid(&self) -> Option<u32> {
         self.child.id()
@@ -156,20 +162,36 @@ pub fn free_local_address() -> anyhow::Result<std::net::SocketAddr> {
 
 /// A minimal HTTP/1.0 GET returning the body of a 200 response.
 async fn http_get(address: std::net::SocketAddr, path: &str) -> anyhow::Result<String> {
+    let (status, body) = http_request(address, path, None).await?;
+    anyhow::ensure!(status == 200, "GET {path}: status {status}");
+    Ok(body)
+}
+
+/// `GET path` over HTTP/1.0 with an optional bearer token: the status code and the body.
+async fn http_request(
+    address: std::net::SocketAddr,
+    path: &str,
+    bearer: Option<&str>,
+) -> anyhow::Result<(u16, String)> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(address).await?;
+    let authorization = bearer
+        .map(|token| format!("Authorization: Bearer {token}\r\n"))
+        .unwrap_or_default();
     stream
-        .write_all(format!("GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n").as_bytes())
+        .write_all(
+            format!("GET {path} HTTP/1.0\r\nHost: {address}\r\n{authorization}\r\n").as_bytes(),
+        )
         .await?;
     let mut response = String::new();
     stream.read_to_string(&mut response).await?;
     let (head, body) = response
         .split_once("\r\n\r\n")
         .context("malformed HTTP response")?;
-    anyhow::ensure!(
-        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
-        "GET {path}: {}",
-        head.lines().next().unwrap_or_default()
-    );
-    Ok(body.to_owned())
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .context("HTTP response without a status code")?;
+    Ok((status, body.to_owned()))
 }
