@@ -151,6 +151,13 @@ impl BitwardenFake {
         insert(&mut data, stored)
     }
 
+    /// Changes the value of secret `id` (as a user editing it in Bitwarden would).
+    pub fn set_value(&self, id: &str, value: &str) {
+        if let Some(stored) = lock(&self.data).secrets.get_mut(id) {
+            stored.value = value.to_owned();
+        }
+    }
+
     /// Every secret of `organization` named `key`, by id.
     pub fn secrets_named(&self, organization: &str, key: &str) -> Vec<SeenSecret> {
         lock(&self.data)
