@@ -5,9 +5,6 @@ otherwise install an operator that silently lacks it.
 */}}
 {{- define "external-secrets.validate" -}}
 {{- $unsupported := list -}}
-{{- if index .Values "bitwarden-sdk-server" "enabled" -}}
-{{- $unsupported = append $unsupported "bitwarden-sdk-server.enabled=true: this build has no Bitwarden provider and the chart has no bitwarden-sdk-server sub-chart" -}}
-{{- end -}}
 {{- if .Values.crds.conversion.enabled -}}
 {{- $unsupported = append $unsupported "crds.conversion.enabled=true: the CRDs have no conversion webhook (v1alpha1 is not served)" -}}
 {{- end -}}
