@@ -84,12 +84,7 @@ impl Provider for BitwardenSecretsManager {
         let selector = &spec.auth.secret_ref.credentials;
         let token = context
             .credentials
-            .secret_key(
-                selector.name.as_deref().unwrap_or_default(),
-                selector.key.as_deref().unwrap_or_default(),
-                selector.namespace.as_deref(),
-                Referent::Allowed,
-            )
+            .selected_key(selector, Referent::Allowed)
             .await
             .map_err(|failure| failure.context("could not resolve auth credentials"))?;
         let bundle = spec
