@@ -175,6 +175,11 @@ async fn default_values_install_our_crds_and_least_privilege_rbac() -> anyhow::R
         "the chart's CRDs differ from crds/manifests: run scripts/sync-chart-crds.sh"
     );
 
+    assert!(
+        !names_of(&objects, "Deployment").contains("bitwarden-sdk-server"),
+        "the Bitwarden SDK server only with bitwarden-sdk-server.enabled"
+    );
+
     let controller = find(&objects, "Deployment", "eso-external-secrets");
     let image = format!("ghcr.io/external-secrets-rs/external-secrets:{tag}");
     assert_eq!(
@@ -696,6 +701,72 @@ async fn scoped_rbac_and_cert_manager_values() -> anyhow::Result<()> {
 }
 
 #[tokio::test]
+async fn bitwarden_sdk_server_values_deploy_the_sub_chart() -> anyhow::Result<()> {
+    let cluster = TestCluster::connect().await?;
+    let namespace = TestNamespace::create(&cluster, "helm-bitwarden").await?;
+    let ns = namespace.name.as_str();
+    let values = json!({"bitwarden-sdk-server": {
+        "enabled": true,
+        "namespaceOverride": ns,
+        "image": {"tls": {"secretName": "sdk-certs"}},
+        "podLabels": {"team": "secrets"},
+    }});
+    let objects = render(&values, "eso", "default", ns)
+        .await?
+        .map_err(anyhow::Error::msg)?;
+    let server = find(&objects, "Deployment", "bitwarden-sdk-server");
+    assert_eq!(text(server, "/metadata/namespace"), ns);
+    let pod = &server["spec"]["template"];
+    assert_eq!(text(pod, "/metadata/labels/team"), "secrets");
+    assert_eq!(
+        text(pod, "/metadata/labels/app.kubernetes.io~1name"),
+        "bitwarden-sdk-server"
+    );
+    let container = &pod["spec"]["containers"][0];
+    assert_eq!(
+        text(container, "/image"),
+        "ghcr.io/external-secrets/bitwarden-sdk-server:v0.6.0"
+    );
+    assert!(container.get("args").is_none(), "HTTPS unless tls is off");
+    assert_eq!(container["ports"][0]["containerPort"], 9998);
+    assert_eq!(text(container, "/readinessProbe/httpGet/path"), "/ready");
+    assert_eq!(text(container, "/livenessProbe/httpGet/scheme"), "HTTPS");
+    assert_eq!(text(container, "/volumeMounts/0/mountPath"), "/certs");
+    let volume = &pod["spec"]["volumes"][0]["secret"];
+    assert_eq!(text(volume, "/secretName"), "sdk-certs");
+    assert_eq!(text(volume, "/items/0/path"), "cert.pem");
+    assert_eq!(
+        text(pod, "/spec/serviceAccountName"),
+        "bitwarden-sdk-server"
+    );
+    let service = find(&objects, "Service", "bitwarden-sdk-server");
+    assert_eq!(text(service, "/metadata/namespace"), ns);
+    assert_eq!(service["spec"]["ports"][0]["port"], 9998);
+    assert_eq!(
+        service["spec"]["selector"],
+        json!({"app.kubernetes.io/name": "bitwarden-sdk-server", "app.kubernetes.io/instance": "eso"})
+    );
+    find(&objects, "ServiceAccount", "bitwarden-sdk-server");
+    dry_run_apply(&cluster, &objects).await?;
+
+    // Without TLS the server is started with --insecure and mounts no certificate.
+    let plain =
+        json!({"bitwarden-sdk-server": {"enabled": true, "image": {"tls": {"enabled": false}}}});
+    let objects = render(&plain, "plain", "bitwarden-plain", "bitwarden-plain")
+        .await?
+        .map_err(anyhow::Error::msg)?;
+    let server = find(&objects, "Deployment", "bitwarden-sdk-server");
+    assert_eq!(args(server), strings(&["--insecure"]));
+    let pod = &server["spec"]["template"]["spec"];
+    assert!(pod.get("volumes").is_none());
+    assert_eq!(
+        text(pod, "/containers/0/livenessProbe/httpGet/scheme"),
+        "HTTP"
+    );
+    namespace.delete().await
+}
+
+#[tokio::test]
 async fn unsupported_values_fail_naming_each_key() -> anyhow::Result<()> {
     let values = values_file("unsupported-values.yaml", &[])?;
     let message = match render(&values, "unsupported", "default", "unsupported").await? {
@@ -703,7 +774,6 @@ async fn unsupported_values_fail_naming_each_key() -> anyhow::Result<()> {
         Err(message) => message,
     };
     for key in [
-        "bitwarden-sdk-server.enabled",
         "certController.metrics.listen.secure.enabled",
         "enableHTTP2",
         "webhook.metrics.listen.secure.enabled",

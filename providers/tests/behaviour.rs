@@ -46,7 +46,8 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "akeyless",
             feature = "doppler",
             feature = "gitlab",
-            feature = "delinea"
+            feature = "delinea",
+            feature = "bitwardensecretsmanager"
         ))
     );
 }
@@ -127,8 +128,8 @@ async fn find_by_name_regexp() {
             assert_eq!(
                 found,
                 [
-                    (harness.remote_name("db-one"), harness.found_value("1")),
-                    (harness.remote_name("db-two"), harness.found_value("2"))
+                    (harness.found_key("db-one"), harness.found_value("1")),
+                    (harness.found_key("db-two"), harness.found_value("2"))
                 ],
                 "{}",
                 harness.name()

@@ -5,9 +5,6 @@ otherwise install an operator that silently lacks it.
 */}}
 {{- define "external-secrets.validate" -}}
 {{- $unsupported := list -}}
-{{- if index .Values "bitwarden-sdk-server" "enabled" -}}
-{{- $unsupported = append $unsupported "bitwarden-sdk-server.enabled=true: this build has no Bitwarden provider and the chart has no bitwarden-sdk-server sub-chart" -}}
-{{- end -}}
 {{- if .Values.enableHTTP2 -}}
 {{- $unsupported = append $unsupported "enableHTTP2=true: the metrics and webhook servers speak HTTP/1.1 only" -}}
 {{- end -}}

@@ -11,6 +11,7 @@ pub mod akeyless;
 pub mod azure_identity;
 pub mod azure_keyvault;
 pub mod azure_registry;
+pub mod bitwarden;
 pub mod delinea;
 pub mod doppler;
 pub mod gitlab;

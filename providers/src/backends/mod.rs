@@ -9,6 +9,8 @@ pub mod akeyless;
 pub mod aws;
 #[cfg(feature = "azurekv")]
 pub mod azurekv;
+#[cfg(feature = "bitwardensecretsmanager")]
+pub mod bitwardensecretsmanager;
 #[cfg(feature = "crd")]
 pub mod crd;
 #[cfg(feature = "delinea")]

@@ -195,8 +195,14 @@ impl<'a> Backend<'a> {
             "akeyless",
             crate::backends::akeyless::Akeyless
         );
+        served!(
+            found,
+            bitwardensecretsmanager,
+            "bitwardensecretsmanager",
+            "bitwardensecretsmanager",
+            crate::backends::bitwardensecretsmanager::BitwardenSecretsManager
+        );
         not_supported!(found,
-            bitwardensecretsmanager => "bitwardensecretsmanager",
             ovh => "ovh",
             oracle => "oracle",
             ibm => "ibm",

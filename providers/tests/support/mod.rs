@@ -16,6 +16,8 @@ pub mod aws;
 pub mod azurekv;
 #[cfg(feature = "vault")]
 pub mod bao_process;
+#[cfg(feature = "bitwardensecretsmanager")]
+pub mod bitwardensecretsmanager;
 #[cfg(feature = "crd")]
 pub mod crd;
 #[cfg(feature = "delinea")]
@@ -87,6 +89,12 @@ pub trait Harness: Send + Sync {
         name.to_owned()
     }
 
+    /// The key a find returns for the secret the suite names `name` (most: the backend's
+    /// spelling of the name; Bitwarden keys found secrets by id).
+    fn found_key(&self, name: &str) -> String {
+        self.remote_name(name)
+    }
+
     /// How a seeded `value` comes back from a find (most: unchanged).
     fn found_value(&self, value: &str) -> String {
         value.to_owned()
@@ -152,6 +160,10 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(gitlab::GitlabHarness));
     #[cfg(feature = "delinea")]
     all.push(Box::new(delinea::DelineaHarness::new()));
+    #[cfg(feature = "bitwardensecretsmanager")]
+    all.push(Box::new(
+        bitwardensecretsmanager::BitwardenHarness::default(),
+    ));
     all
 }
 

@@ -107,12 +107,7 @@ async fn credential(
         None => Ok(SecretValue::from(field.value.clone().unwrap_or_default())),
         Some(selector) => {
             credentials
-                .secret_key(
-                    selector.name.as_deref().unwrap_or_default(),
-                    selector.key.as_deref().unwrap_or_default(),
-                    selector.namespace.as_deref(),
-                    Referent::Forbidden,
-                )
+                .selected_key(selector, Referent::Forbidden)
                 .await
         }
     }
