@@ -235,6 +235,24 @@ async fn restart_neither_refetches_nor_rewrites() -> anyhow::Result<()> {
         0.0,
         "provider calls after restart:\n{metrics}"
     );
+    // Nothing per ExternalSecret beyond the initial lists and watches (issue 24): no Secret or
+    // ExternalSecret is read one by one, nothing is written.
+    let requests = e2e::bench::requests_by_resource(&metrics);
+    let per_object: Vec<_> = requests
+        .iter()
+        .filter(|((verb, resource), _)| {
+            let ours = resource.starts_with("secrets") || resource.starts_with("externalsecrets");
+            ours && !matches!(verb.as_str(), "list" | "watch")
+        })
+        .collect();
+    assert!(
+        per_object.is_empty(),
+        "requests per object after restart: {per_object:?}"
+    );
+    assert!(
+        requests.contains_key(&("list".to_owned(), "secrets".to_owned())),
+        "the request counter sees the managed-Secret list: {requests:?}"
+    );
     for (name, (es_version, secret_version)) in ["first", "second", "third"].iter().zip(before) {
         let es = external_secrets.get(name).await?;
         assert_eq!(es.resource_version(), es_version, "{name} status rewritten");
