@@ -11,6 +11,7 @@
 
 use external_secrets_crds::v1::{ExternalSecret, ExternalSecretCreationPolicy};
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::events::EventType;
 use kube::{Api, ResourceExt};
@@ -208,14 +209,7 @@ fn cached_write(
     data: &SecretData,
     sources: &TemplateSources,
 ) -> Result<Option<Secret>, Error> {
-    let references = meta
-        .metadata
-        .owner_references
-        .as_deref()
-        .unwrap_or_default();
-    if let Some(owner) = target::other_external_secret_owner(references, es) {
-        return Err(Error::OwnedByAnother(owner));
-    }
+    refuse_other_owner(&meta.metadata, es)?;
     let shell = Secret {
         metadata: meta.metadata.clone(),
         ..Secret::default()
@@ -237,6 +231,15 @@ fn cached_write(
     Ok((!(current && metadata)).then_some(desired))
 }
 
+/// Upstream refuses to fight over a target another ExternalSecret controls.
+fn refuse_other_owner(metadata: &ObjectMeta, es: &ExternalSecret) -> Result<(), Error> {
+    let references = metadata.owner_references.as_deref().unwrap_or_default();
+    match target::other_external_secret_owner(references, es) {
+        Some(owner) => Err(Error::OwnedByAnother(owner)),
+        None => Ok(()),
+    }
+}
+
 /// The decision as before issue 24, from the Secret as read: ownership, up to date, immutable.
 async fn write_as_read(
     es: &ExternalSecret,
@@ -249,14 +252,7 @@ async fn write_as_read(
     let existing = target.existing().await?;
     let desired = target::desired_secret(es, data, existing, sources)?;
     if let Some(existing) = existing {
-        let references = existing
-            .metadata
-            .owner_references
-            .as_deref()
-            .unwrap_or_default();
-        if let Some(owner) = target::other_external_secret_owner(references, es) {
-            return Err(Error::OwnedByAnother(owner));
-        }
+        refuse_other_owner(&existing.metadata, es)?;
         if target::is_up_to_date(existing, &desired, es) {
             return Ok(());
         }
