@@ -81,6 +81,16 @@ impl KnownSecrets {
         else {
             return;
         };
+        // The watch may have shown this version (or a later one) already.
+        let cached = self.cache.get(&ObjectRef::new(&name).within(&namespace));
+        if cached.is_some_and(|cached| {
+            !older(
+                cached.metadata.resource_version.as_deref(),
+                metadata.resource_version.as_deref(),
+            )
+        }) {
+            return;
+        }
         let meta = PartialObjectMeta {
             types: None,
             metadata,
@@ -109,7 +119,11 @@ impl KnownSecrets {
         let key = (namespace.clone(), name.clone());
         let mut written = self.written();
         let caught_up = written.get(&key).is_some_and(|ours| {
-            deleted || ours.metadata.resource_version == meta.metadata.resource_version
+            deleted
+                || !older(
+                    meta.metadata.resource_version.as_deref(),
+                    ours.metadata.resource_version.as_deref(),
+                )
         });
         if caught_up {
             written.remove(&key);
@@ -121,6 +135,18 @@ impl KnownSecrets {
         self.written
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Whether the watch's version `seen` is older than `ours`, the version our apply returned, so
+/// the cache has not caught up yet. Versions are compared as the etcd revisions they are when
+/// both are numbers; otherwise any version counts as caught up, so our copy never hides a later
+/// change (the worst case is one more read).
+fn older(seen: Option<&str>, ours: Option<&str>) -> bool {
+    let number = |version: Option<&str>| version?.parse::<u64>().ok();
+    match (number(seen), number(ours)) {
+        (Some(seen), Some(ours)) => seen < ours,
+        _ => false,
     }
 }
 
@@ -263,6 +289,18 @@ mod tests {
         writer.apply_watcher_event(&caught_up);
         known.observe(&caught_up);
         assert!(known.written().is_empty());
+
+        // The watch showed our version before the apply returned: nothing to remember, and a
+        // later edit wins.
+        known.wrote(&written);
+        assert!(known.written().is_empty());
+        let edited = watcher::Event::Apply(meta("7", &[]));
+        writer.apply_watcher_event(&edited);
+        known.observe(&edited);
+        let Known::Managed(seen) = known.lookup("team", "db") else {
+            panic!("known")
+        };
+        assert_eq!(seen.metadata.resource_version.as_deref(), Some("7"));
 
         // A deletion seen by the watch leaves nothing behind.
         known.wrote(&written);
