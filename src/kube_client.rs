@@ -14,7 +14,7 @@ use kube::client::ClientBuilder;
 use tower::limit::RateLimitLayer;
 use tower::{Layer, Service};
 
-use crate::metrics::{Metrics, RequestLabels};
+use crate::metrics::{Metrics, RequestLabels, ResourceRequestLabels, classify_request};
 
 /// Builds the client from the environment (in-cluster config or `KUBECONFIG`).
 pub async fn client(metrics: Arc<Metrics>, qps: f32, burst: u32) -> anyhow::Result<kube::Client> {
@@ -84,6 +84,16 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let method = request.method().to_string();
+        let content_type = request
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok());
+        let (verb, resource) = classify_request(
+            &method,
+            request.uri().path(),
+            request.uri().query(),
+            content_type,
+        );
         let counter = self.counter.clone();
         self.inner
             .call(request)
@@ -92,6 +102,13 @@ where
                     Ok(response) => response.status().as_u16().to_string(),
                     Err(_) => "<error>".to_owned(),
                 };
+                counter
+                    .metrics
+                    .count_api_request_by_resource(ResourceRequestLabels {
+                        verb: verb.to_owned(),
+                        resource,
+                        code: code.clone(),
+                    });
                 counter.metrics.count_api_request(RequestLabels {
                     code,
                     host: counter.host,
@@ -130,7 +147,7 @@ mod tests {
             host: "api.test:6443".to_owned(),
         }
         .layer(inner);
-        for path in ["/ok", "/ok", "/missing"] {
+        for path in ["/ok", "/api/v1/namespaces/a/secrets/db", "/missing"] {
             let request = Request::get(path).body(()).unwrap();
             tower::ServiceExt::ready(&mut service).await.unwrap();
             service.call(request).await.unwrap();
@@ -145,6 +162,12 @@ mod tests {
         assert!(
             text.contains(
                 r#"rest_client_requests_total{code="404",host="api.test:6443",method="GET"} 1"#
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#"rest_client_requests_by_resource_total{verb="get",resource="secrets",code="200"} 1"#
             ),
             "{text}"
         );

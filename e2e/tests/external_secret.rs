@@ -208,9 +208,12 @@ async fn restart_neither_refetches_nor_rewrites() -> anyhow::Result<()> {
     }
     assert!(provider_calls(&setup.controller.metrics().await?) >= 1.0);
 
+    // Scoped to this test's namespace: ExternalSecrets of other tests whose store does not
+    // exist belong to no controller class, so every controller would report on them.
+    let scope = ["--namespace", setup.namespace.name.as_str()];
     let old = std::mem::replace(
         &mut setup.controller,
-        ControllerProcess::start(&setup.cluster, &setup.class, &[]).await?,
+        ControllerProcess::start(&setup.cluster, &setup.class, &scope).await?,
     );
     old.stop().await?;
     // The new controller has seen all three once their reconcile durations are recorded.
@@ -234,6 +237,25 @@ async fn restart_neither_refetches_nor_rewrites() -> anyhow::Result<()> {
         provider_calls(&metrics),
         0.0,
         "provider calls after restart:\n{metrics}"
+    );
+    // Nothing per ExternalSecret beyond the initial lists and watches (issue 24): no Secret or
+    // ExternalSecret is read one by one, nothing is written.
+    let requests = e2e::bench::requests_by_resource(&metrics);
+    let per_object: Vec<_> = requests
+        .iter()
+        .filter(|((verb, resource), _)| {
+            let ours = resource.starts_with("secrets") || resource.starts_with("externalsecrets");
+            ours && !matches!(verb.as_str(), "list" | "watch")
+        })
+        .collect();
+    assert!(
+        per_object.is_empty(),
+        "requests per object after restart: {per_object:?}\n{}",
+        setup.controller.log()
+    );
+    assert!(
+        requests.contains_key(&("list".to_owned(), "secrets".to_owned())),
+        "the request counter sees the managed-Secret list: {requests:?}"
     );
     for (name, (es_version, secret_version)) in ["first", "second", "third"].iter().zip(before) {
         let es = external_secrets.get(name).await?;

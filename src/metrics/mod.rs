@@ -25,9 +25,12 @@ mod controller_runtime;
 mod dashboard_tests;
 mod labels;
 mod process;
+mod request_kind;
 #[cfg(test)]
 mod tests;
 mod workqueue;
+
+pub use request_kind::{ResourceRequestLabels, classify as classify_request};
 
 pub use labels::{
     ConditionLabels, ControllerLabels, KubeLabels, ProviderCallLabels, RequestLabels, ResultLabels,
@@ -63,6 +66,7 @@ pub struct Metrics {
     sync_errors: CountingGauge<StoreLabels>,
     provider_calls: CountingGauge<ProviderCallLabels>,
     api_requests: Family<RequestLabels, Counter>,
+    api_requests_by_resource: Family<ResourceRequestLabels, Counter>,
     events_dropped: Counter,
     cluster_external_secrets: ObjectGauges,
     cluster_push_secrets: ObjectGauges,
@@ -269,6 +273,13 @@ impl Metrics {
             "Number of HTTP requests, partitioned by status code, method, and host",
             api_requests.clone(),
         );
+        let api_requests_by_resource = Family::<ResourceRequestLabels, Counter>::default();
+        registry.register(
+            "rest_client_requests_by_resource",
+            "Number of Kubernetes API requests, partitioned by verb, resource and status code \
+             (not an upstream metric)",
+            api_requests_by_resource.clone(),
+        );
         let events_dropped = Counter::default();
         registry.register(
             "events_dropped",
@@ -286,6 +297,7 @@ impl Metrics {
         Self {
             registry,
             api_requests,
+            api_requests_by_resource,
             events_dropped,
             cluster_external_secrets,
             cluster_push_secrets,
@@ -386,6 +398,12 @@ impl Metrics {
     /// Counts one request to the Kubernetes API (client-go's `rest_client_requests_total`).
     pub fn count_api_request(&self, labels: RequestLabels) {
         self.api_requests.get_or_create(&labels).inc();
+    }
+
+    /// Counts one request to the Kubernetes API by verb and resource
+    /// (`rest_client_requests_by_resource_total`).
+    pub fn count_api_request_by_resource(&self, labels: ResourceRequestLabels) {
+        self.api_requests_by_resource.get_or_create(&labels).inc();
     }
 
     /// Counts one Event dropped by the full event queue.

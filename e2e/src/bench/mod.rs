@@ -56,18 +56,22 @@ pub fn metric_sum(page: &str, metric: &str, labels: &[&str]) -> f64 {
         .sum()
 }
 
-/// `rest_client_requests_total` summed by HTTP method.
-pub fn requests_by_method(page: &str) -> BTreeMap<String, f64> {
-    let mut methods = BTreeMap::new();
+/// The controller's `rest_client_requests_by_resource_total` summed by verb and resource
+/// (every response code), e.g. `("apply", "secrets")`.
+pub fn requests_by_resource(page: &str) -> BTreeMap<(String, String), f64> {
+    let label = |line: &str, name: &str| {
+        line.split(&format!("{name}=\""))
+            .nth(1)?
+            .split('"')
+            .next()
+            .map(str::to_owned)
+    };
+    let mut requests = BTreeMap::new();
     for line in page
         .lines()
-        .filter(|line| line.starts_with("rest_client_requests_total{"))
+        .filter(|line| line.starts_with("rest_client_requests_by_resource_total{"))
     {
-        let Some(method) = line
-            .split("method=\"")
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-        else {
+        let (Some(verb), Some(resource)) = (label(line, "verb"), label(line, "resource")) else {
             continue;
         };
         let value: f64 = line
@@ -75,9 +79,9 @@ pub fn requests_by_method(page: &str) -> BTreeMap<String, f64> {
             .next()
             .and_then(|v| v.parse().ok())
             .unwrap_or(0.0);
-        *methods.entry(method.to_owned()).or_insert(0.0) += value;
+        *requests.entry((verb, resource)).or_insert(0.0) += value;
     }
-    methods
+    requests
 }
 
 #[cfg(test)]
@@ -88,13 +92,16 @@ mod tests {
 rest_client_requests_total{code="200",host="h",method="GET"} 3
 rest_client_requests_total{code="404",host="h",method="GET"} 1
 rest_client_requests_total{code="200",host="h",method="PATCH"} 2
+rest_client_requests_by_resource_total{verb="get",resource="secrets",code="200"} 3
+rest_client_requests_by_resource_total{verb="get",resource="secrets",code="404"} 1
+rest_client_requests_by_resource_total{verb="apply",resource="externalsecrets/status",code="200"} 2
 externalsecret_status_condition{name="a",namespace="n",condition="Ready",status="True"} 1
 externalsecret_status_condition{name="a",namespace="n",condition="Ready",status="False"} 0
 externalsecret_status_condition_other 7
 "#;
 
     #[test]
-    fn metrics_are_summed_by_labels_and_method() {
+    fn metrics_are_summed_by_labels_verb_and_resource() {
         assert_eq!(
             metric_sum(
                 PAGE,
@@ -104,9 +111,13 @@ externalsecret_status_condition_other 7
             1.0
         );
         assert_eq!(metric_sum(PAGE, "rest_client_requests_total", &[]), 6.0);
-        let methods = requests_by_method(PAGE);
-        assert_eq!(methods["GET"], 4.0);
-        assert_eq!(methods["PATCH"], 2.0);
+        let requests = requests_by_resource(PAGE);
+        assert_eq!(requests[&("get".to_owned(), "secrets".to_owned())], 4.0);
+        assert_eq!(
+            requests[&("apply".to_owned(), "externalsecrets/status".to_owned())],
+            2.0
+        );
+        assert_eq!(requests.len(), 2);
     }
 
     #[test]

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use super::fetch::SharedReads;
 use super::generic::GenericTargets;
+use super::known::KnownSecrets;
+use super::recent::RecentStatuses;
 use crate::context::Context;
 use crate::stores::Stores;
 
@@ -25,4 +27,8 @@ pub struct EsContext {
     pub reads: SharedReads,
     /// Generic targets (`spec.target.manifest`).
     pub generic: GenericTargets,
+    /// Managed target Secrets as the metadata watch and our own writes know them.
+    pub known: Arc<KnownSecrets>,
+    /// Statuses written that the ExternalSecret watch has not shown yet.
+    pub recent: Arc<RecentStatuses>,
 }

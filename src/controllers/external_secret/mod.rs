@@ -14,15 +14,18 @@ pub mod error;
 pub mod fetch;
 pub mod generic;
 pub mod inputs;
+pub mod known;
 pub mod outcome;
 
 pub mod read;
+pub mod recent;
 pub mod reconcile;
 pub mod refresh;
 pub mod status;
 
 pub mod sync_window;
 pub mod target;
+pub mod write;
 
 use std::sync::Arc;
 
@@ -43,6 +46,8 @@ use crate::controllers::queue_depth::QueueDepth;
 use crate::stores::{Stores, kind_and_name};
 use context::{CONTROLLER, EsContext};
 use fetch::SharedReads;
+use known::KnownSecrets;
+use recent::RecentStatuses;
 use reconcile::ReconcileError;
 
 /// Runs the ExternalSecret controller until `shutdown` completes.
@@ -71,17 +76,29 @@ pub async fn run(
         Api::<ClusterSecretStore>::all(client.clone()),
         cluster_store_writer,
     );
+    // Managed target Secrets, metadata only: what reconciles know of them without a GET.
+    let (managed_reader, managed_writer) = reflector::store();
+    let known = Arc::new(KnownSecrets::new(managed_reader));
+    let observed = Arc::clone(&known);
     let managed_secrets = watcher(
         settings.scoped_api::<PartialObjectMeta<Secret>>(client.clone()),
         watcher::Config::default().labels(&format!("{}=true", target::LABEL_MANAGED)),
     )
     .default_backoff()
+    .modify(known::trim)
+    .reflect(managed_writer)
+    .inspect(move |event| {
+        if let Ok(event) = event {
+            observed.observe(event);
+        }
+    })
     .touched_objects();
 
     // The watch cache holds every ExternalSecret: without managedFields, which nothing reads.
     let (external_secrets, external_secret_writer) = reflector::store();
     let (drift_watches, drift_requests) =
         generic::watch::DriftWatches::new(external_secrets.clone(), settings.namespace.clone());
+    let recent = Arc::new(RecentStatuses::default());
     let es_context = Arc::new(EsContext {
         shared: context,
         stores: Stores {
@@ -91,6 +108,8 @@ pub async fn run(
         cluster_stores_enabled,
         reads: SharedReads::new(settings.provider_read_dedup_window),
         generic: generic::GenericTargets::new(settings.allow_generic_targets, drift_watches),
+        known,
+        recent: Arc::clone(&recent),
     });
     let watched = watcher(
         settings.scoped_api::<ExternalSecret>(client),
@@ -99,7 +118,7 @@ pub async fn run(
     .default_backoff()
     .modify(forget_managed_fields)
     .reflect(external_secret_writer)
-    .inspect(track_events(queue.clone(), forget))
+    .inspect(track_events(queue.clone(), forget, recent))
     .applied_objects();
     let controller = Controller::for_stream(watched, external_secrets.clone());
     let drift_queue = queue.clone();
@@ -129,6 +148,8 @@ pub async fn run(
         .run(
             move |es: Arc<ExternalSecret>, context: Arc<EsContext>| {
                 started.taken(&ObjectRef::from_obj(es.as_ref()));
+                // A copy older than our last status write is judged with that status.
+                let es = context.recent.current(es);
                 async move { reconcile::reconcile(&es, &context).await }
             },
             error_policy,
@@ -169,10 +190,14 @@ where
 fn track_events(
     queue: Arc<QueueDepth<ExternalSecret>>,
     context: Arc<Context>,
+    recent: Arc<RecentStatuses>,
 ) -> impl Fn(&Result<watcher::Event<ExternalSecret>, watcher::Error>) {
     move |event| {
-        if let Ok(watcher::Event::Delete(es)) = event {
-            forget_deleted(es, &context);
+        if let Ok(event) = event {
+            if let watcher::Event::Delete(es) = event {
+                forget_deleted(es, &context);
+            }
+            recent.observe(event);
         }
         queue.follow(event);
     }

@@ -112,6 +112,7 @@ async fn write_status(
     )
     .await
     .map_err(Error::Kube)?;
+    context.recent.wrote(es, next);
     Ok(())
 }
 

@@ -10,24 +10,23 @@ use external_secrets_crds::v1::{
 };
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
+use kube::api::{DeleteParams, ListParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::EventType;
 use kube::{Api, Resource, ResourceExt};
-use serde_json::json;
 
 use super::context::{CONTROLLER, EsContext};
 use super::error::Error;
 use super::generic;
-use super::inputs::{read_provider_data, template_sources};
+use super::inputs::read_provider_data;
 use super::outcome::{fail, finish, publish, requeue};
 use super::read::store_references;
 use super::refresh;
 use super::status::{self, Ready, Synced};
 use super::target;
+use super::write::{Target, write_target};
 use crate::caches::CACHE_WAIT;
 use crate::controllers::backoff::FailureBackoff;
-use crate::controllers::template::SecretData;
 use crate::generators::{self, KubeGenerators};
 use crate::stores::kind_and_name;
 
@@ -90,9 +89,18 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
     if let Some(manifest) = &es.spec.target.manifest {
         return generic::sync::sync(es, context, manifest, interval).await;
     }
-    let target = Target::read(es, context).await?;
+    let Some(mut target) = Target::locate(es, context) else {
+        return Ok(Action::requeue(CACHE_WAIT));
+    };
+    if matches!(
+        es.spec.target.creation_policy,
+        ExternalSecretCreationPolicy::Merge | ExternalSecretCreationPolicy::CreateOrMerge
+    ) {
+        // Their decisions need the Secret's data (as upstream's).
+        target.existing().await?;
+    }
     let now = Timestamp::now();
-    if let Some(next) = still_current(es, context, &target, interval, now) {
+    if let Some(next) = still_current(es, context, &mut target, interval, now).await? {
         return Ok(next);
     }
     let data = match read_provider_data(es, context).await {
@@ -105,7 +113,7 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         binding,
     };
     if data.is_empty() {
-        match deletion_policy(es, context, &target).await? {
+        match deletion_policy(es, context, &mut target).await? {
             NoData::Finish(ready) => {
                 return finish(es, context, ready, Some(synced(None)), interval, now).await;
             }
@@ -129,11 +137,11 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
         }
         // Upstream's `markAsDone(SecretMissing)`: a successful outcome (refresh time and
         // synced version recorded, no event); the next refresh looks again.
-        ExternalSecretCreationPolicy::Merge if target.existing.is_none() => {
+        ExternalSecretCreationPolicy::Merge if !target.exists().await? => {
             let ready = Ready::done(status::REASON_MISSING, status::MESSAGE_MISSING);
             finish(es, context, ready, Some(synced(None)), interval, now).await
         }
-        _ => match write_target(es, context, &target.api, target.existing.as_ref(), &data).await {
+        _ => match write_target(es, context, &mut target, &data).await {
             Ok(()) => {
                 let ready = Ready::done(status::REASON_SYNCED, status::MESSAGE_SYNCED);
                 let synced = synced(Some(target.name.clone()));
@@ -144,46 +152,22 @@ async fn sync(es: &ExternalSecret, context: &EsContext) -> Result<Action, Error>
     }
 }
 
-/// The target Secret: where it lives, its name, and what it holds now.
-struct Target {
-    api: Api<Secret>,
-    name: String,
-    existing: Option<Secret>,
-}
-
-impl Target {
-    async fn read(es: &ExternalSecret, context: &EsContext) -> Result<Self, Error> {
-        let namespace = es.namespace().unwrap_or_default();
-        let api: Api<Secret> = Api::namespaced(context.shared.client.clone(), &namespace);
-        let name = target::target_name(es);
-        let existing = api.get_opt(&name).await.map_err(Error::Kube)?;
-        Ok(Self {
-            api,
-            name,
-            existing,
-        })
-    }
-}
-
 /// `Some(next)` when the last sync still holds: Ready, not due, target intact.
-fn still_current(
+async fn still_current(
     es: &ExternalSecret,
     context: &EsContext,
-    target: &Target,
+    target: &mut Target,
     interval: std::time::Duration,
     now: Timestamp,
-) -> Option<Action> {
+) -> Result<Option<Action>, Error> {
     let ready = es.status.as_ref().is_some_and(|status| {
         status
             .conditions
             .iter()
             .any(|c| c.status == "True" && c.reason.as_deref() == Some(status::REASON_SYNCED))
     });
-    if !ready
-        || refresh::should_refresh(es, interval, now)
-        || !target::is_valid(target.existing.as_ref(), es)
-    {
-        return None;
+    if !ready || refresh::should_refresh(es, interval, now) || !target.is_valid(es).await? {
+        return Ok(None);
     }
     // Nothing to do, but dashboards still need the condition after a restart.
     context
@@ -191,7 +175,7 @@ fn still_current(
         .metrics
         .set_external_secret_condition(es.meta(), "True");
     let refreshed = refresh::last_refresh(es).unwrap_or(now);
-    Some(requeue(es, interval, refreshed, now))
+    Ok(Some(requeue(es, interval, refreshed, now)))
 }
 
 /// What `deletionPolicy` makes of a sync without provider data.
@@ -208,7 +192,7 @@ enum NoData {
 async fn deletion_policy(
     es: &ExternalSecret,
     context: &EsContext,
-    target: &Target,
+    target: &mut Target,
 ) -> Result<NoData, Error> {
     let policy = es.spec.target.creation_policy;
     match es.spec.target.deletion_policy {
@@ -220,12 +204,13 @@ async fn deletion_policy(
                 };
                 return Ok(NoData::Fail(error));
             }
-            if target.existing.is_some() {
+            if target.exists().await? {
                 target
                     .api
                     .delete(&target.name, &DeleteParams::default())
                     .await
                     .map_err(Error::Kube)?;
+                target.deleted(context);
                 publish(
                     es,
                     context,
@@ -332,53 +317,4 @@ async fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsCo
         }
     }
     false
-}
-
-/// Server-side applies our part of the target Secret, unless it already holds it.
-async fn write_target(
-    es: &ExternalSecret,
-    context: &EsContext,
-    secrets: &Api<Secret>,
-    existing: Option<&Secret>,
-    data: &SecretData,
-) -> Result<(), Error> {
-    let sources = template_sources(es, context).await?;
-    let desired = target::desired_secret(es, data, existing, &sources)?;
-    if let Some(existing) = existing {
-        if let Some(owner) = target::other_external_secret_owner(
-            existing
-                .metadata
-                .owner_references
-                .as_deref()
-                .unwrap_or_default(),
-            es,
-        ) {
-            return Err(Error::OwnedByAnother(owner));
-        }
-        if target::is_up_to_date(existing, &desired, es) {
-            return Ok(());
-        }
-        if existing.immutable == Some(true) {
-            return Err(Error::ImmutableTarget);
-        }
-    }
-    let mut body = serde_json::to_value(&desired).map_err(Error::Encode)?;
-    body["apiVersion"] = json!("v1");
-    body["kind"] = json!("Secret");
-    let name = target::target_name(es);
-    secrets
-        .patch(
-            &name,
-            &PatchParams::apply(&target::field_manager(es)).force(),
-            &Patch::Apply(&body),
-        )
-        .await
-        .map_err(Error::Kube)?;
-    let (reason, note) = if existing.is_some() {
-        ("Updated", "secret updated")
-    } else {
-        ("Created", "secret created")
-    };
-    publish(es, context, EventType::Normal, reason, note).await;
-    Ok(())
 }

@@ -1,13 +1,13 @@
 //! The cluster under test (a loopback API server in this process, or a kubeconfig's) and how
-//! the controller's API requests are counted there: by verb and resource from the loopback
-//! server's own counters, or by HTTP method from the controller's `rest_client_requests_total`
-//! on a real cluster.
+//! the controller's API requests are counted there: by verb and resource from the controller's
+//! own `rest_client_requests_by_resource_total`, so the same table comes from any cluster (the
+//! loopback server's counters count the floor's client).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use e2e::bench::requests_by_method;
+use e2e::bench::requests_by_resource;
 use e2e::harness::TestCluster;
 use kube::Client;
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -62,22 +62,10 @@ impl Bench {
         }
     }
 
-    /// The controller's API requests so far: every client's but the benchmark's (loopback),
-    /// or those on `page`, the controller's metrics (counted since that process started).
+    /// The controller's API requests so far, from `page`, its metrics (counted since that
+    /// process started).
     pub fn controller_requests(&self, page: &str) -> Requests {
-        match &self.loopback {
-            Some(server) => Requests::by_verb(
-                server
-                    .request_counts()
-                    .into_iter()
-                    .filter(|(key, _)| !key.user_agent.starts_with("eso-scale-"))
-                    .map(|(key, count)| ((key.verb, key.resource), count)),
-            ),
-            None => Requests {
-                counts: requests_by_method(page),
-                by_method: true,
-            },
-        }
+        Requests::by_verb(requests_by_resource(page).into_iter())
     }
 
     /// The requests of the floor's client (loopback only).
@@ -88,20 +76,14 @@ impl Bench {
                 .request_counts()
                 .into_iter()
                 .filter(|(key, _)| key.user_agent == FLOOR_AGENT)
-                .map(|(key, count)| ((key.verb, key.resource), count)),
+                .map(|(key, count)| ((key.verb, key.resource), count as f64)),
         ))
     }
 
-    /// The baseline for counting a process that starts now: the server's counts so far, or
-    /// nothing (a new process's metrics start at zero).
+    /// The baseline for counting a process that starts now: nothing (a new process's metrics
+    /// start at zero).
     pub fn baseline_for_new_process(&self) -> Requests {
-        match self.loopback {
-            Some(_) => self.controller_requests(""),
-            None => Requests {
-                by_method: true,
-                ..Requests::default()
-            },
-        }
+        Requests::default()
     }
 }
 
@@ -119,15 +101,14 @@ async fn client_with_agent(kubeconfig: &Path, agent: &'static str) -> anyhow::Re
     Ok(Client::try_from(config)?)
 }
 
-/// API requests: by `verb resource` (loopback server) or by HTTP method (controller metrics).
+/// API requests by `verb resource`.
 #[derive(Debug, Clone, Default)]
 pub struct Requests {
     counts: BTreeMap<String, f64>,
-    by_method: bool,
 }
 
 impl Requests {
-    fn by_verb(counts: impl Iterator<Item = ((String, String), u64)>) -> Self {
+    fn by_verb(counts: impl Iterator<Item = ((String, String), f64)>) -> Self {
         let mut requests = Self::default();
         for ((verb, resource), count) in counts {
             let label = if resource.is_empty() {
@@ -135,7 +116,7 @@ impl Requests {
             } else {
                 format!("{verb} {resource}")
             };
-            *requests.counts.entry(label).or_default() += count as f64;
+            *requests.counts.entry(label).or_default() += count;
         }
         requests
     }
@@ -151,10 +132,7 @@ impl Requests {
             })
             .filter(|(_, count)| *count > 0.0)
             .collect();
-        Requests {
-            counts,
-            by_method: self.by_method,
-        }
+        Requests { counts }
     }
 
     /// All requests.
@@ -162,7 +140,7 @@ impl Requests {
         self.counts.values().sum()
     }
 
-    /// Requests that change state (create, update, patch, delete; POST, PUT, PATCH, DELETE).
+    /// Requests that change state (create, update, patch, apply, delete).
     pub fn writes(&self) -> f64 {
         self.counts
             .iter()
@@ -170,26 +148,15 @@ impl Requests {
                 let verb = label.split(' ').next().unwrap_or_default();
                 matches!(
                     verb,
-                    "create"
-                        | "update"
-                        | "patch"
-                        | "delete"
-                        | "deletecollection"
-                        | "POST"
-                        | "PUT"
-                        | "PATCH"
-                        | "DELETE"
+                    "create" | "update" | "patch" | "apply" | "delete" | "deletecollection"
                 )
             })
             .map(|(_, count)| count)
             .sum()
     }
 
-    /// Writes to Secrets (loopback only: the controller's metrics do not name resources).
-    pub fn secret_writes(&self) -> Option<f64> {
-        if self.by_method {
-            return None;
-        }
+    /// Writes to Secrets.
+    pub fn secret_writes(&self) -> f64 {
         let secrets = Requests {
             counts: self
                 .counts
@@ -197,23 +164,15 @@ impl Requests {
                 .filter(|(label, _)| label.ends_with(" secrets"))
                 .map(|(label, count)| (label.clone(), *count))
                 .collect(),
-            by_method: false,
         };
-        Some(secrets.writes())
+        secrets.writes()
     }
 
-    /// The counts by label: `verb resource` or `method <METHOD>`.
+    /// The counts by `verb resource`.
     pub fn labelled(&self) -> Vec<(String, f64)> {
         self.counts
             .iter()
-            .map(|(label, count)| {
-                let label = if self.by_method {
-                    format!("method {label}")
-                } else {
-                    label.clone()
-                };
-                (label, *count)
-            })
+            .map(|(label, count)| (label.clone(), *count))
             .collect()
     }
 }
@@ -224,45 +183,32 @@ mod tests {
 
     #[test]
     fn requests_are_told_apart_by_verb_and_differenced() {
-        let counts = |patches: u64| {
+        let counts = |patches: f64| {
             Requests::by_verb(
                 [
-                    (("get".to_owned(), "secrets".to_owned()), 4),
-                    (("patch".to_owned(), "secrets".to_owned()), patches),
+                    (("get".to_owned(), "secrets".to_owned()), 4.0),
+                    (("apply".to_owned(), "secrets".to_owned()), patches),
                     (
-                        (
-                            "patch".to_owned(),
-                            "externalsecrets.external-secrets.io/status".into(),
-                        ),
+                        ("apply".to_owned(), "externalsecrets/status".into()),
                         patches,
                     ),
-                    (("get".to_owned(), String::new()), 1),
+                    (("get".to_owned(), String::new()), 1.0),
                 ]
                 .into_iter(),
             )
         };
-        let (before, after) = (counts(1), counts(3));
+        let (before, after) = (counts(1.0), counts(3.0));
         assert_eq!(after.total(), 11.0);
         assert_eq!(after.writes(), 6.0);
-        assert_eq!(after.secret_writes(), Some(3.0));
+        assert_eq!(after.secret_writes(), 3.0);
         let delta = after.since(&before);
         assert_eq!(delta.total(), 4.0);
         assert_eq!(
             delta.labelled(),
             vec![
-                (
-                    "patch externalsecrets.external-secrets.io/status".to_owned(),
-                    2.0
-                ),
-                ("patch secrets".to_owned(), 2.0),
+                ("apply externalsecrets/status".to_owned(), 2.0),
+                ("apply secrets".to_owned(), 2.0),
             ]
         );
-        let methods = Requests {
-            counts: [("GET".to_owned(), 2.0), ("PATCH".to_owned(), 1.0)].into(),
-            by_method: true,
-        };
-        assert_eq!(methods.writes(), 1.0);
-        assert_eq!(methods.secret_writes(), None);
-        assert_eq!(methods.labelled()[0].0, "method GET");
     }
 }

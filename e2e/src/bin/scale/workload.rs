@@ -95,20 +95,69 @@ pub async fn create_external_secrets(
 
 /// What the floor did and how long it took.
 pub struct Floor {
-    /// Wall time of the whole floor.
+    /// Wall time of the distinct reads and the N Secret applies.
     pub elapsed: Duration,
+    /// Wall time of those plus N ExternalSecret status applies: the two writes a sync needs.
+    pub with_status: Duration,
     /// Provider reads: each distinct remote key once.
     pub provider_reads: usize,
     /// Secret applies.
     pub applies: usize,
 }
 
+/// The label of the floor's own ExternalSecrets (deleted before the controller starts).
+const FLOOR_LABEL: &str = "eso-scale/floor";
+
 /// The unavoidable work of syncing the N ExternalSecrets, done by a plain client with
 /// `concurrency` requests in flight: every distinct remote key read once from the same fake
-/// provider (in this process) and one server-side apply per Secret. Secrets are named
-/// `floor-<i>`, beside the controller's.
+/// provider (in this process) and one server-side apply per Secret; then (the second floor)
+/// one status apply per ExternalSecret, as a sync's `Ready` status. Secrets and ExternalSecrets
+/// are named `floor-<i>`; the ExternalSecrets are created before and deleted after the timed
+/// part, before the controller starts.
 pub async fn floor(
     client: &Client,
+    namespace: &str,
+    count: usize,
+    concurrency: u16,
+) -> anyhow::Result<Floor> {
+    let external_secrets: Api<ExternalSecret> = Api::namespaced(client.clone(), namespace);
+    create_floor_external_secrets(&external_secrets, count).await?;
+    let floor = floor_writes(client, &external_secrets, namespace, count, concurrency).await;
+    external_secrets
+        .delete_collection(
+            &kube::api::DeleteParams::default(),
+            &kube::api::ListParams::default().labels(&format!("{FLOOR_LABEL}=true")),
+        )
+        .await?;
+    floor
+}
+
+/// The floor's ExternalSecrets (named after a store that does not exist: nothing syncs them).
+async fn create_floor_external_secrets(
+    api: &Api<ExternalSecret>,
+    count: usize,
+) -> anyhow::Result<()> {
+    futures::stream::iter(0..count)
+        .map(|index| async move {
+            let es: ExternalSecret = serde_json::from_value(json!({
+                "apiVersion": "external-secrets.io/v1",
+                "kind": "ExternalSecret",
+                "metadata": {"name": format!("floor-{index}"), "labels": {FLOOR_LABEL: "true"}},
+                "spec": {"secretStoreRef": {"name": "floor-store", "kind": "SecretStore"}},
+            }))?;
+            api.create(&PostParams::default(), &es).await?;
+            anyhow::Ok(())
+        })
+        .buffer_unordered(CREATE_CONCURRENCY)
+        .try_collect::<Vec<_>>()
+        .await?;
+    Ok(())
+}
+
+/// The timed part of [`floor`].
+async fn floor_writes(
+    client: &Client,
+    external_secrets: &Api<ExternalSecret>,
     namespace: &str,
     count: usize,
     concurrency: u16,
@@ -157,8 +206,35 @@ pub async fn floor(
         .buffer_unordered(usize::from(concurrency.max(1)))
         .try_collect::<Vec<_>>()
         .await?;
+    let elapsed = started.elapsed();
+    futures::stream::iter(0..count)
+        .map(|index| async move {
+            let name = format!("floor-{index}");
+            let status = json!({
+                "apiVersion": "external-secrets.io/v1",
+                "kind": "ExternalSecret",
+                "status": {
+                    "refreshTime": k8s_openapi::jiff::Timestamp::now().to_string(),
+                    "syncedResourceVersion": "1-floor",
+                    "binding": {"name": name},
+                    "conditions": [{
+                        "type": "Ready", "status": "True", "reason": "SecretSynced",
+                        "message": "secret synced",
+                        "lastTransitionTime": k8s_openapi::jiff::Timestamp::now().to_string(),
+                    }],
+                },
+            });
+            external_secrets
+                .patch_status(&name, params, &Patch::Apply(&status))
+                .await?;
+            anyhow::Ok(())
+        })
+        .buffer_unordered(usize::from(concurrency.max(1)))
+        .try_collect::<Vec<_>>()
+        .await?;
     Ok(Floor {
-        elapsed: started.elapsed(),
+        elapsed,
+        with_status: started.elapsed(),
         provider_reads: SHARED_KEYS + count,
         applies: count,
     })

@@ -1,0 +1,390 @@
+//! What the controller knows about target Secrets without reading them (issue 24): the
+//! metadata-only watch of managed Secrets (label `reconcile.external-secrets.io/managed`) kept
+//! as a cache, plus the metadata of Secrets this process wrote that the watch has not shown
+//! yet. No Secret payload is held: only metadata, and of managedFields only what the decisions
+//! below read.
+//!
+//! A target found here is trusted to still hold the data its data-hash annotation covers when
+//! no manager other than an ExternalSecret's applied any of its `data` (an edit by another
+//! client takes the edited keys over in managedFields). A Secret missing here is treated as
+//! absent only for writing, and that write does not force: a Secret someone else holds
+//! conflicts, and the conflict is resolved by reading it (see `reconcile`). Deleting never
+//! relies on a miss.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
+use kube::core::PartialObjectMeta;
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::watcher;
+use serde_json::json;
+
+use crate::caches::is_synced;
+
+/// The prefix of every ExternalSecret's field manager on its target (see
+/// [`super::target::field_manager`]).
+pub const MANAGER_PREFIX: &str = "externalsecrets.external-secrets.io/";
+
+/// Cached metadata of one managed Secret.
+pub type SecretMeta = PartialObjectMeta<Secret>;
+
+/// The managed-Secret cache and what this process wrote since the watch last showed it.
+pub struct KnownSecrets {
+    cache: Store<SecretMeta>,
+    /// Keyed by namespace and name: the metadata our last apply returned, until the watch shows
+    /// that version (or the Secret's deletion).
+    written: Mutex<HashMap<(String, String), Arc<SecretMeta>>>,
+}
+
+/// What is known of one target Secret.
+#[derive(Debug, Clone)]
+pub enum Known {
+    /// The cache has not received its first list yet: decide nothing.
+    NotSynced,
+    /// Not among the managed Secrets (absent, or not labelled managed).
+    Missing,
+    /// The metadata of the managed Secret.
+    Managed(Arc<SecretMeta>),
+}
+
+impl KnownSecrets {
+    /// Wraps the reflector store fed by the managed-Secret watch.
+    pub fn new(cache: Store<SecretMeta>) -> Self {
+        Self {
+            cache,
+            written: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The target `name` in `namespace`: our own newer write first, then the cache.
+    pub fn lookup(&self, namespace: &str, name: &str) -> Known {
+        if !is_synced(&self.cache) {
+            return Known::NotSynced;
+        }
+        let key = (namespace.to_owned(), name.to_owned());
+        if let Some(written) = self.written().get(&key) {
+            return Known::Managed(Arc::clone(written));
+        }
+        match self.cache.get(&ObjectRef::new(name).within(namespace)) {
+            Some(meta) => Known::Managed(meta),
+            None => Known::Missing,
+        }
+    }
+
+    /// Remembers the Secret an apply returned (its metadata only) until the watch shows it.
+    pub fn wrote(&self, secret: &Secret) {
+        let mut metadata = secret.metadata.clone();
+        metadata.managed_fields = metadata.managed_fields.map(trim_managed_fields);
+        let (Some(namespace), Some(name)) = (metadata.namespace.clone(), metadata.name.clone())
+        else {
+            return;
+        };
+        // The watch may have shown this version (or a later one) already.
+        let cached = self.cache.get(&ObjectRef::new(&name).within(&namespace));
+        if cached.is_some_and(|cached| {
+            !older(
+                cached.metadata.resource_version.as_deref(),
+                metadata.resource_version.as_deref(),
+            )
+        }) {
+            return;
+        }
+        let meta = PartialObjectMeta {
+            types: None,
+            metadata,
+            _phantom: std::marker::PhantomData,
+        };
+        self.written().insert((namespace, name), Arc::new(meta));
+    }
+
+    /// Forgets our own write of a Secret, e.g. after deleting it.
+    pub fn forget(&self, namespace: &str, name: &str) {
+        self.written()
+            .remove(&(namespace.to_owned(), name.to_owned()));
+    }
+
+    /// Follows the watch (after its cache applied `event`): a Secret shown at the version we
+    /// wrote, or deleted, no longer needs our own copy.
+    pub fn observe(&self, event: &watcher::Event<SecretMeta>) {
+        let (meta, deleted) = match event {
+            watcher::Event::Apply(meta) | watcher::Event::InitApply(meta) => (meta, false),
+            watcher::Event::Delete(meta) => (meta, true),
+            watcher::Event::Init | watcher::Event::InitDone => return,
+        };
+        let (Some(namespace), Some(name)) = (&meta.metadata.namespace, &meta.metadata.name) else {
+            return;
+        };
+        let key = (namespace.clone(), name.clone());
+        let mut written = self.written();
+        let caught_up = written.get(&key).is_some_and(|ours| {
+            deleted
+                || !older(
+                    meta.metadata.resource_version.as_deref(),
+                    ours.metadata.resource_version.as_deref(),
+                )
+        });
+        if caught_up {
+            written.remove(&key);
+        }
+    }
+
+    fn written(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Arc<SecretMeta>>> {
+        // A poisoned lock only means another reconcile panicked mid-insert; the map is intact.
+        self.written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Whether the watch's version `seen` is older than `ours`, the version our apply returned, so
+/// the cache has not caught up yet. Versions are compared as the etcd revisions they are when
+/// both are numbers; otherwise any version counts as caught up, so our copy never hides a later
+/// change (the worst case is one more read).
+fn older(seen: Option<&str>, ours: Option<&str>) -> bool {
+    let number = |version: Option<&str>| version?.parse::<u64>().ok();
+    match (number(seen), number(ours)) {
+        (Some(seen), Some(ours)) => seen < ours,
+        _ => false,
+    }
+}
+
+/// Whether the Secret with metadata `meta` still holds the data its data-hash annotation
+/// covers: every manager owning any `data` key is an ExternalSecret's server-side apply (each
+/// writes the annotation for the data it leaves). Another client's edit takes the edited keys
+/// over (an `Update` owns what it changed), so the Secret must be read to be judged.
+pub fn data_untouched(meta: &SecretMeta) -> bool {
+    meta.metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| owns_data(entry))
+        .all(|entry| {
+            entry.operation.as_deref() == Some("Apply")
+                && entry
+                    .manager
+                    .as_deref()
+                    .is_some_and(|manager| manager.starts_with(MANAGER_PREFIX))
+        })
+}
+
+/// Whether a manager other than `manager` owns any `data` key (their values are needed to
+/// compute the data-hash of the Secret after our apply, so it must be read).
+pub fn others_own_data(meta: &SecretMeta, manager: &str) -> bool {
+    meta.metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .any(|entry| owns_data(entry) && entry.manager.as_deref() != Some(manager))
+}
+
+fn owns_data(entry: &ManagedFieldsEntry) -> bool {
+    entry
+        .fields_v1
+        .as_ref()
+        .and_then(|fields| fields.0.get("f:data"))
+        .and_then(serde_json::Value::as_object)
+        .is_some_and(|keys| !keys.is_empty())
+}
+
+/// Trims managedFields to what the decisions read: an ExternalSecret manager's metadata
+/// fields (labels, annotations and finalizers it applied), and for every manager whether it
+/// owns `data` (one marker key instead of the key list). Everything else is dropped.
+pub fn trim_managed_fields(entries: Vec<ManagedFieldsEntry>) -> Vec<ManagedFieldsEntry> {
+    entries
+        .into_iter()
+        .filter_map(|entry| {
+            let ours = entry
+                .manager
+                .as_deref()
+                .is_some_and(|manager| manager.starts_with(MANAGER_PREFIX));
+            let data = owns_data(&entry);
+            let metadata = ours
+                .then(|| entry.fields_v1.as_ref()?.0.get("f:metadata").cloned())
+                .flatten();
+            if !data && metadata.is_none() {
+                return None;
+            }
+            let mut fields = serde_json::Map::new();
+            if data {
+                fields.insert("f:data".to_owned(), json!({"f:*": {}}));
+            }
+            if let Some(metadata) = metadata {
+                fields.insert("f:metadata".to_owned(), metadata);
+            }
+            Some(ManagedFieldsEntry {
+                manager: entry.manager,
+                operation: entry.operation,
+                fields_v1: Some(FieldsV1(serde_json::Value::Object(fields))),
+                ..ManagedFieldsEntry::default()
+            })
+        })
+        .collect()
+}
+
+/// Trims a watched Secret's metadata before it enters the cache (see
+/// [`trim_managed_fields`]).
+pub fn trim(meta: &mut SecretMeta) {
+    let fields = meta.metadata.managed_fields.take();
+    meta.metadata.managed_fields = fields.map(trim_managed_fields);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::runtime::reflector;
+
+    /// A managed Secret's metadata with managedFields `(manager, operation, fieldsV1)`.
+    fn meta(version: &str, fields: &[(&str, &str, serde_json::Value)]) -> SecretMeta {
+        let entries: Vec<_> = fields
+            .iter()
+            .map(|(manager, operation, fields)| {
+                json!({"manager": manager, "operation": operation, "fieldsType": "FieldsV1",
+                       "fieldsV1": fields})
+            })
+            .collect();
+        serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "db", "namespace": "team", "resourceVersion": version,
+                         "managedFields": entries},
+        }))
+        .unwrap()
+    }
+
+    const OURS: &str = "externalsecrets.external-secrets.io/db";
+
+    #[test]
+    fn lookups_wait_for_the_first_list_then_prefer_our_newer_write() {
+        let (reader, mut writer) = reflector::store::<SecretMeta>();
+        let known = KnownSecrets::new(reader);
+        assert!(matches!(known.lookup("team", "db"), Known::NotSynced));
+        writer.apply_watcher_event(&watcher::Event::Init);
+        writer.apply_watcher_event(&watcher::Event::InitDone);
+        assert!(matches!(known.lookup("team", "db"), Known::Missing));
+
+        // Our apply returned version 5: known before the watch shows it.
+        let written: Secret = serde_json::from_value(json!({
+            "metadata": {"name": "db", "namespace": "team", "resourceVersion": "5"},
+            "data": {"password": "czNjcmV0"},
+        }))
+        .unwrap();
+        known.wrote(&written);
+        let Known::Managed(ours) = known.lookup("team", "db") else {
+            panic!("our write is known")
+        };
+        assert_eq!(ours.metadata.resource_version.as_deref(), Some("5"));
+
+        // The watch shows an older version: ours is still the newer one.
+        let older = watcher::Event::Apply(meta("4", &[]));
+        writer.apply_watcher_event(&older);
+        known.observe(&older);
+        let Known::Managed(seen) = known.lookup("team", "db") else {
+            panic!("known")
+        };
+        assert_eq!(seen.metadata.resource_version.as_deref(), Some("5"));
+
+        // It shows ours: the cache answers from now on.
+        let caught_up = watcher::Event::Apply(meta("5", &[]));
+        writer.apply_watcher_event(&caught_up);
+        known.observe(&caught_up);
+        assert!(known.written().is_empty());
+
+        // The watch showed our version before the apply returned: nothing to remember, and a
+        // later edit wins.
+        known.wrote(&written);
+        assert!(known.written().is_empty());
+        let edited = watcher::Event::Apply(meta("7", &[]));
+        writer.apply_watcher_event(&edited);
+        known.observe(&edited);
+        let Known::Managed(seen) = known.lookup("team", "db") else {
+            panic!("known")
+        };
+        assert_eq!(seen.metadata.resource_version.as_deref(), Some("7"));
+
+        // A deletion seen by the watch leaves nothing behind.
+        known.wrote(&written);
+        let deleted = watcher::Event::Delete(meta("6", &[]));
+        writer.apply_watcher_event(&deleted);
+        known.observe(&deleted);
+        assert!(matches!(known.lookup("team", "db"), Known::Missing));
+    }
+
+    #[test]
+    fn data_edited_by_another_client_is_not_trusted() {
+        let applied = (OURS, "Apply", json!({"f:data": {"f:password": {}}}));
+        assert!(data_untouched(&meta("1", std::slice::from_ref(&applied))));
+        let edited = (
+            "kubectl-edit",
+            "Update",
+            json!({"f:data": {"f:password": {}}}),
+        );
+        assert!(!data_untouched(&meta("2", &[applied.clone(), edited])));
+        // Another manager's labels do not touch the data.
+        let labelled = (
+            "kubectl-label",
+            "Update",
+            json!({"f:metadata": {"f:labels": {}}}),
+        );
+        assert!(data_untouched(&meta("3", &[applied.clone(), labelled])));
+        // Another ExternalSecret merging keys keeps the hash right but owns data.
+        let merged = (
+            "externalsecrets.external-secrets.io/other",
+            "Apply",
+            json!({"f:data": {"f:extra": {}}}),
+        );
+        let both = meta("4", &[applied, merged]);
+        assert!(data_untouched(&both));
+        assert!(others_own_data(&both, OURS));
+    }
+
+    #[test]
+    fn trimming_keeps_what_the_decisions_read() {
+        let entries = meta(
+            "1",
+            &[
+                (
+                    OURS,
+                    "Apply",
+                    json!({"f:data": {"f:a": {}, "f:b": {}}, "f:type": {},
+                           "f:metadata": {"f:labels": {"f:x": {}}}}),
+                ),
+                (
+                    "kubectl",
+                    "Update",
+                    json!({"f:data": {"f:c": {}}, "f:metadata": {"f:labels": {}}}),
+                ),
+                (
+                    "other",
+                    "Update",
+                    json!({"f:metadata": {"f:labels": {"f:y": {}}}}),
+                ),
+            ],
+        );
+        let before_untouched = data_untouched(&entries);
+        let before_others = others_own_data(&entries, OURS);
+        let mut trimmed = entries.clone();
+        trim(&mut trimmed);
+        let fields = trimmed.metadata.managed_fields.clone().unwrap();
+        assert_eq!(
+            fields.len(),
+            2,
+            "the manager owning neither data nor ours is dropped"
+        );
+        assert_eq!(
+            fields[0].fields_v1.as_ref().unwrap().0["f:metadata"],
+            json!({"f:labels": {"f:x": {}}})
+        );
+        assert!(
+            fields[1]
+                .fields_v1
+                .as_ref()
+                .unwrap()
+                .0
+                .get("f:metadata")
+                .is_none()
+        );
+        assert_eq!(data_untouched(&trimmed), before_untouched);
+        assert_eq!(others_own_data(&trimmed, OURS), before_others);
+    }
+}
