@@ -13,6 +13,7 @@ pub mod azure_keyvault;
 pub mod azure_registry;
 pub mod delinea;
 pub mod doppler;
+pub mod github;
 pub mod gitlab;
 pub mod google;
 pub mod google_metadata;
