@@ -222,6 +222,22 @@ impl CredentialResolver {
             .ok_or_else(|| missing(format!("cannot find secret data for key: {key:?}")))
     }
 
+    /// The key a `SecretKeySelector` names (a missing name or key reads as empty, which the
+    /// store's validation refuses first).
+    pub async fn selected(
+        &self,
+        selector: &external_secrets_crds::meta::SecretKeySelector,
+        referent: Referent,
+    ) -> Result<SecretValue> {
+        self.secret_key(
+            selector.name.as_deref().unwrap_or_default(),
+            selector.key.as_deref().unwrap_or_default(),
+            selector.namespace.as_deref(),
+            referent,
+        )
+        .await
+    }
+
     /// One key of a ConfigMap.
     pub async fn config_map_key(
         &self,

@@ -200,12 +200,7 @@ async fn read(
 ) -> Result<SecretValue> {
     let selector = selector.cloned().unwrap_or_default();
     credentials
-        .secret_key(
-            selector.name.as_deref().unwrap_or_default(),
-            selector.key.as_deref().unwrap_or_default(),
-            selector.namespace.as_deref(),
-            Referent::Allowed,
-        )
+        .selected(&selector, Referent::Allowed)
         .await
         .map_err(|error| error.context(format!("could not fetch {what} secret")))
 }

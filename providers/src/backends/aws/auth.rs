@@ -206,12 +206,7 @@ async fn key_text(
         ProviderError::invalid_config(format!("could not fetch {what} secret: it must be set"))
     })?;
     let value = credentials
-        .secret_key(
-            selector.name.as_deref().unwrap_or_default(),
-            selector.key.as_deref().unwrap_or_default(),
-            selector.namespace.as_deref(),
-            Referent::Allowed,
-        )
+        .selected(selector, Referent::Allowed)
         .await
         .map_err(|error| error.context(format!("could not fetch {what} secret")))?;
     String::from_utf8(value.into_bytes()).map_err(|_| {

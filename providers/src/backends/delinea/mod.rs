@@ -105,16 +105,7 @@ async fn credential(
 ) -> Result<SecretValue> {
     match &field.secret_ref {
         None => Ok(SecretValue::from(field.value.clone().unwrap_or_default())),
-        Some(selector) => {
-            credentials
-                .secret_key(
-                    selector.name.as_deref().unwrap_or_default(),
-                    selector.key.as_deref().unwrap_or_default(),
-                    selector.namespace.as_deref(),
-                    Referent::Forbidden,
-                )
-                .await
-        }
+        Some(selector) => credentials.selected(selector, Referent::Forbidden).await,
     }
 }
 

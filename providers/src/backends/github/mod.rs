@@ -73,12 +73,7 @@ impl Provider for Github {
         let selector = &spec.auth.private_key;
         let private_key = context
             .credentials
-            .secret_key(
-                selector.name.as_deref().unwrap_or_default(),
-                selector.key.as_deref().unwrap_or_default(),
-                selector.namespace.as_deref(),
-                Referent::Allowed,
-            )
+            .selected(selector, Referent::Allowed)
             .await
             .map_err(|failure| {
                 failure.context("could not get private key: couldn't get private key from secret")

@@ -73,12 +73,7 @@ impl Provider for Gitlab {
             .unwrap_or_default();
         let token = context
             .credentials
-            .secret_key(
-                selector.name.as_deref().unwrap_or_default(),
-                selector.key.as_deref().unwrap_or_default(),
-                selector.namespace.as_deref(),
-                Referent::Allowed,
-            )
+            .selected(&selector, Referent::Allowed)
             .await?;
         let ca = crate::ca::ca_bundle(
             spec.ca_bundle.as_ref(),

@@ -157,12 +157,7 @@ async fn read(
     what: &'static str,
 ) -> Result<SecretValue> {
     credentials
-        .secret_key(
-            selector.name.as_deref().unwrap_or_default(),
-            selector.key.as_deref().unwrap_or_default(),
-            selector.namespace.as_deref(),
-            Referent::Allowed,
-        )
+        .selected(selector, Referent::Allowed)
         .await
         .map_err(|error| error.context(format!("failed to get secret data {what}")))
 }
