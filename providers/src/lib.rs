@@ -23,6 +23,8 @@ pub mod convert;
 pub mod credentials;
 pub mod duration;
 pub mod error;
+#[cfg(feature = "jwt")]
+pub mod jwt;
 pub mod manager;
 pub mod property;
 pub mod provider;

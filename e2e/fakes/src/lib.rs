@@ -14,6 +14,7 @@ pub mod azure_registry;
 pub mod bitwarden;
 pub mod delinea;
 pub mod doppler;
+pub mod github;
 pub mod gitlab;
 pub mod google;
 pub mod google_metadata;

@@ -21,6 +21,8 @@ pub mod doppler;
 pub mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcpsm;
+#[cfg(feature = "github")]
+pub mod github;
 #[cfg(feature = "gitlab")]
 pub mod gitlab;
 #[cfg(feature = "infisical")]

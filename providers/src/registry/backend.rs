@@ -141,6 +141,13 @@ impl<'a> Backend<'a> {
         );
         served!(
             found,
+            github,
+            "github",
+            "github",
+            crate::backends::github::Github
+        );
+        served!(
+            found,
             gitlab,
             "gitlab",
             "gitlab",
@@ -208,7 +215,6 @@ impl<'a> Backend<'a> {
             ibm => "ibm",
             yandexcertificatemanager => "yandexcertificatemanager",
             yandexlockbox => "yandexlockbox",
-            github => "github",
             onepassword_sdk => "onepasswordSDK",
             senhasegura => "senhasegura",
             scaleway => "scaleway",

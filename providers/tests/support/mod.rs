@@ -28,6 +28,8 @@ pub mod doppler;
 mod fake;
 #[cfg(feature = "gcpsm")]
 pub mod gcp;
+#[cfg(feature = "github")]
+pub mod github;
 #[cfg(feature = "gitlab")]
 pub mod gitlab;
 #[cfg(feature = "infisical")]
@@ -48,7 +50,8 @@ use external_secrets_crds::v1::{SecretStore, SecretStoreProvider, SecretStoreSpe
 use external_secrets_providers::credentials::{MemorySecretSource, SecretSource};
 use external_secrets_providers::request::{PushRemoteRef, RemoteRef};
 use external_secrets_providers::{
-    Capabilities, ClientManager, ManagerSettings, SharedClient, StoreRef,
+    Capabilities, ClientManager, ManagerSettings, ProviderError, SecretValue, SharedClient,
+    StoreRef,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -121,6 +124,17 @@ pub trait Harness: Send + Sync {
         Capabilities::ReadWrite
     }
 
+    /// The value the backend holds at the suite's key `key` (`NotFound` when none), as the
+    /// suite checks pushes and deletes: most read it through `client`; write-only backends ask
+    /// their server.
+    async fn read_back(
+        &self,
+        client: &SharedClient,
+        key: &str,
+    ) -> Result<SecretValue, ProviderError> {
+        client.get_secret(&self.value_ref(key)).await
+    }
+
     /// A client whose backend holds `seed` (key, value) and nothing else.
     async fn client(&self, seed: &[(&str, &str)]) -> SharedClient;
 }
@@ -158,6 +172,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(doppler::DopplerHarness));
     #[cfg(feature = "gitlab")]
     all.push(Box::new(gitlab::GitlabHarness));
+    #[cfg(feature = "github")]
+    all.push(Box::new(github::GithubHarness::default()));
     #[cfg(feature = "delinea")]
     all.push(Box::new(delinea::DelineaHarness::new()));
     #[cfg(feature = "bitwardensecretsmanager")]

@@ -7,12 +7,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use ring::rand::SystemRandom;
-use ring::signature::{RSA_PKCS1_SHA256, RsaKeyPair};
+use ring::signature::RsaKeyPair;
+use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject as _;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::error::{ProviderError, Result};
+use crate::jwt::{KeyError, rsa_key_from_pem, sign_rs256};
 
 /// How long an assertion is valid: Entra ID accepts up to ten minutes.
 const LIFETIME_SECONDS: u64 = 600;
@@ -34,12 +34,10 @@ impl CertificateSigner {
             .next()
             .and_then(|first| first.ok())
             .ok_or_else(|| invalid("no CERTIFICATE block"))?;
-        let key = match PrivateKeyDer::from_pem_slice(pem) {
-            Ok(PrivateKeyDer::Pkcs8(key)) => RsaKeyPair::from_pkcs8(key.secret_pkcs8_der()),
-            Ok(PrivateKeyDer::Pkcs1(key)) => RsaKeyPair::from_der(key.secret_pkcs1_der()),
-            _ => return Err(invalid("no RSA private key block")),
-        }
-        .map_err(|_| invalid("the private key is not a usable RSA key"))?;
+        let key = rsa_key_from_pem(pem).map_err(|failure| match failure {
+            KeyError::NoRsaBlock => invalid("no RSA private key block"),
+            KeyError::Unusable => invalid("the private key is not a usable RSA key"),
+        })?;
         let digest = ring::digest::digest(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY, &certificate);
         Ok(Self {
             key,
@@ -63,20 +61,7 @@ impl CertificateSigner {
             "iat": now,
             "exp": now + LIFETIME_SECONDS,
         });
-        let signed = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(header.to_string()),
-            URL_SAFE_NO_PAD.encode(claims.to_string())
-        );
-        let mut signature = vec![0; self.key.public().modulus_len()];
-        self.key
-            .sign(
-                &RSA_PKCS1_SHA256,
-                &SystemRandom::new(),
-                signed.as_bytes(),
-                &mut signature,
-            )
-            .map_err(|_| ProviderError::invalid_config("failed to sign the client assertion"))?;
-        Ok(format!("{signed}.{}", URL_SAFE_NO_PAD.encode(signature)))
+        sign_rs256(&self.key, &header, &claims)
+            .ok_or_else(|| ProviderError::invalid_config("failed to sign the client assertion"))
     }
 }

@@ -16,12 +16,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use external_secrets_crds::v1::{GcpsmAuth, GcpsmAuthSecretRef, GcpsmProvider};
 use reqwest::header::HeaderValue;
-use rustls::pki_types::PrivateKeyDer;
-use rustls::pki_types::pem::PemObject as _;
 use serde::Deserialize;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
@@ -234,30 +230,9 @@ impl ServiceAccountKey {
     /// `claims` as an RS256 JWT signed by the key (its id as `kid`).
     pub(super) fn sign(&self, claims: &serde_json::Value) -> Result<String> {
         let header = serde_json::json!({"alg": "RS256", "typ": "JWT", "kid": self.private_key_id});
-        let signing_input = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(header.to_string()),
-            URL_SAFE_NO_PAD.encode(claims.to_string())
-        );
         let bad = || ProviderError::invalid_config(format!("{BAD_KEY}: invalid private key"));
-        let der = match PrivateKeyDer::from_pem_slice(self.private_key.as_bytes()) {
-            Ok(PrivateKeyDer::Pkcs8(der)) => der,
-            _ => return Err(bad()),
-        };
-        let pair =
-            ring::signature::RsaKeyPair::from_pkcs8(der.secret_pkcs8_der()).map_err(|_| bad())?;
-        let mut signature = vec![0; pair.public().modulus_len()];
-        pair.sign(
-            &ring::signature::RSA_PKCS1_SHA256,
-            &ring::rand::SystemRandom::new(),
-            signing_input.as_bytes(),
-            &mut signature,
-        )
-        .map_err(|_| bad())?;
-        Ok(format!(
-            "{signing_input}.{}",
-            URL_SAFE_NO_PAD.encode(signature)
-        ))
+        let key = crate::jwt::rsa_key_from_pem(self.private_key.as_bytes()).map_err(|_| bad())?;
+        crate::jwt::sign_rs256(&key, &header, claims).ok_or_else(bad)
     }
 }
 
