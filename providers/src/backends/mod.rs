@@ -21,6 +21,8 @@ pub mod fake;
 pub mod gcpsm;
 #[cfg(feature = "gitlab")]
 pub mod gitlab;
+#[cfg(feature = "ibm")]
+pub mod ibm;
 #[cfg(feature = "infisical")]
 pub mod infisical;
 #[cfg(feature = "kubernetes")]

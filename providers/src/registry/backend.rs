@@ -195,11 +195,11 @@ impl<'a> Backend<'a> {
             "akeyless",
             crate::backends::akeyless::Akeyless
         );
+        served!(found, ibm, "ibm", "ibm", crate::backends::ibm::Ibm);
         not_supported!(found,
             bitwardensecretsmanager => "bitwardensecretsmanager",
             ovh => "ovh",
             oracle => "oracle",
-            ibm => "ibm",
             yandexcertificatemanager => "yandexcertificatemanager",
             yandexlockbox => "yandexlockbox",
             github => "github",

@@ -28,6 +28,8 @@ mod fake;
 pub mod gcp;
 #[cfg(feature = "gitlab")]
 pub mod gitlab;
+#[cfg(feature = "ibm")]
+pub mod ibm;
 #[cfg(feature = "infisical")]
 pub mod infisical;
 #[cfg(feature = "kubernetes")]
@@ -152,6 +154,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(gitlab::GitlabHarness));
     #[cfg(feature = "delinea")]
     all.push(Box::new(delinea::DelineaHarness::new()));
+    #[cfg(feature = "ibm")]
+    all.push(Box::new(ibm::IbmHarness));
     all
 }
 
