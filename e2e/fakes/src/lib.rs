@@ -20,4 +20,5 @@ pub mod google_sts;
 pub mod ibm;
 pub mod infisical;
 pub mod onepassword;
+pub mod oracle;
 pub mod server;

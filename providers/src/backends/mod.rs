@@ -31,6 +31,8 @@ pub mod kubernetes;
 pub mod onepassword;
 #[cfg(feature = "vault")]
 pub mod openbao;
+#[cfg(feature = "oracle")]
+pub mod oracle;
 #[cfg(feature = "vault")]
 pub mod vault;
 #[cfg(feature = "webhook")]

@@ -196,10 +196,16 @@ impl<'a> Backend<'a> {
             crate::backends::akeyless::Akeyless
         );
         served!(found, ibm, "ibm", "ibm", crate::backends::ibm::Ibm);
+        served!(
+            found,
+            oracle,
+            "oracle",
+            "oracle",
+            crate::backends::oracle::Oracle
+        );
         not_supported!(found,
             bitwardensecretsmanager => "bitwardensecretsmanager",
             ovh => "ovh",
-            oracle => "oracle",
             yandexcertificatemanager => "yandexcertificatemanager",
             yandexlockbox => "yandexlockbox",
             github => "github",

@@ -36,6 +36,8 @@ pub mod infisical;
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]
 pub mod onepassword;
+#[cfg(feature = "oracle")]
+pub mod oracle;
 #[cfg(feature = "vault")]
 pub mod vault;
 #[cfg(feature = "webhook")]
@@ -156,6 +158,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(delinea::DelineaHarness::new()));
     #[cfg(feature = "ibm")]
     all.push(Box::new(ibm::IbmHarness));
+    #[cfg(feature = "oracle")]
+    all.push(Box::new(oracle::OracleHarness));
     all
 }
 
