@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use contract_fakes::ibm::IbmFake;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
-    wait_for_secret_data,
+    ControllerProcess, TestCluster, TestNamespace, fake_ca_file, install_crds, unique_name,
+    wait_for_secret_data, wait_for_store_ready,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -89,9 +89,7 @@ async fn external_secrets_sync_from_ibm_secrets_manager() -> anyhow::Result<()> 
         "by-id",
         json!({"payload": "via-id"}),
     );
-    let ca = std::env::temp_dir().join(format!("{}.pem", unique_name("ibm-e2e-ca")));
-    std::fs::write(&ca, &fake.server.ca_pem)?;
-    let ca = ca.to_string_lossy().into_owned();
+    let ca = fake_ca_file("ibm-e2e-ca", &fake.server.ca_pem)?;
 
     let cluster = TestCluster::connect().await?;
     install_crds(&cluster.client).await?;
@@ -102,17 +100,7 @@ async fn external_secrets_sync_from_ibm_secrets_manager() -> anyhow::Result<()> 
     create_store(&cluster, &namespace.name, &class, &fake).await?;
 
     let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    eventually(WAIT, "store ready and read-only", || async {
-        let store = stores.get("ibm").await?;
-        let status = store.status.unwrap_or_default();
-        let ready = status
-            .conditions
-            .iter()
-            .any(|condition| condition.r#type == "Ready" && condition.status == "True");
-        Ok((ready && status.capabilities.as_deref() == Some("ReadOnly")).then_some(()))
-    })
-    .await
-    .map_err(|error| error.context(controller.log()))?;
+    wait_for_store_ready(&stores, "ibm", "ReadOnly", WAIT, &controller).await?;
 
     let external_secret: ExternalSecret = serde_json::from_value(json!({
         "apiVersion": "external-secrets.io/v1",

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use contract_fakes::oracle::{OracleFake, Tenancy};
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    unique_name, wait_for_secret_data,
+    ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, fake_ca_file,
+    install_crds, unique_name, wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -89,9 +89,7 @@ async fn external_secrets_sync_from_oci_vault_and_push_secrets_write_to_it() -> 
     fake.put_secret(VAULT, "db-config", r#"{"user":"admin"}"#, &[]);
     fake.put_secret(VAULT, "feature-a", "on", &[]);
     fake.put_secret(VAULT, "feature-b", "off", &[]);
-    let ca = std::env::temp_dir().join(format!("{}.pem", unique_name("oracle-e2e-ca")));
-    std::fs::write(&ca, &fake.server.ca_pem)?;
-    let ca = ca.to_string_lossy().into_owned();
+    let ca = fake_ca_file("oracle-e2e-ca", &fake.server.ca_pem)?;
 
     let cluster = TestCluster::connect().await?;
     install_crds(&cluster.client).await?;
