@@ -33,8 +33,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine as _;
@@ -44,6 +45,9 @@ use rustls::pki_types::pem::PemObject as _;
 use serde_json::{Value, json};
 
 use crate::server::{FakeServer, header};
+
+/// Longest request body read.
+const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// Summaries per page of `ListSecrets`.
 pub const PAGE_SIZE: usize = 3;
@@ -112,6 +116,10 @@ impl OracleFake {
                 post(schedule_deletion),
             )
             .route("/20180608/vaults/{id}", get(vault))
+            .route_layer(middleware::from_fn_with_state(
+                data.clone(),
+                check_signature,
+            ))
             .with_state(data.clone());
         let server = FakeServer::https(router).await?;
         Ok(Self { server, data })
@@ -278,11 +286,28 @@ fn query_pairs(query: Option<&str>) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The data, once the signature is verified.
-fn signed<'a>(state: &'a Shared, request: &Signed<'_>) -> Result<MutexGuard<'a, Data>, String> {
-    let data = lock(state);
-    verify(&data, request)?;
-    Ok(data)
+/// Refuses a request whose signature does not verify, before any handler sees it (the body,
+/// bounded, is read to check its digest and handed on).
+async fn check_signature(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let Ok(body) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "RequestEntityTooLarge",
+            "Body too large",
+        );
+    };
+    let signed = Signed {
+        method: &parts.method,
+        uri: &parts.uri,
+        headers: &parts.headers,
+        body: &body,
+    };
+    if let Err(why) = verify(&lock(&state), &signed) {
+        return unauthenticated(&why);
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(body)))
+        .await
 }
 
 fn summary(tenancy: &Tenancy, secret: &Stored) -> Value {
@@ -300,24 +325,8 @@ fn summary(tenancy: &Tenancy, secret: &Stored) -> Value {
     })
 }
 
-async fn bundle(
-    State(state): State<Shared>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    RawQuery(query): RawQuery,
-    body: Bytes,
-) -> Response {
-    let request = Signed {
-        method: &method,
-        uri: &uri,
-        headers: &headers,
-        body: &body,
-    };
-    let data = match signed(&state, &request) {
-        Ok(data) => data,
-        Err(why) => return unauthenticated(&why),
-    };
+async fn bundle(State(state): State<Shared>, RawQuery(query): RawQuery) -> Response {
+    let data = lock(&state);
     let query = query_pairs(query.as_deref());
     let Some(vault) = query
         .get("vaultId")
@@ -355,23 +364,8 @@ async fn bundle(
     .into_response()
 }
 
-async fn list(
-    State(state): State<Shared>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    RawQuery(query): RawQuery,
-) -> Response {
-    let request = Signed {
-        method: &method,
-        uri: &uri,
-        headers: &headers,
-        body: &[],
-    };
-    let data = match signed(&state, &request) {
-        Ok(data) => data,
-        Err(why) => return unauthenticated(&why),
-    };
+async fn list(State(state): State<Shared>, RawQuery(query): RawQuery) -> Response {
+    let data = lock(&state);
     let query = query_pairs(query.as_deref());
     let Some(compartment) = query.get("compartmentId") else {
         return error(
@@ -418,23 +412,8 @@ fn content(body: &Value) -> Option<Vec<u8>> {
     STANDARD.decode(content.get("content")?.as_str()?).ok()
 }
 
-async fn create(
-    State(state): State<Shared>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let request = Signed {
-        method: &method,
-        uri: &uri,
-        headers: &headers,
-        body: &body,
-    };
-    let mut data = match signed(&state, &request) {
-        Ok(data) => data,
-        Err(why) => return unauthenticated(&why),
-    };
+async fn create(State(state): State<Shared>, body: Bytes) -> Response {
+    let mut data = lock(&state);
     let Ok(details) = serde_json::from_slice::<Value>(&body) else {
         return error(
             StatusCode::BAD_REQUEST,
@@ -492,24 +471,8 @@ async fn create(
     axum::Json(created.unwrap_or_default()).into_response()
 }
 
-async fn update(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let request = Signed {
-        method: &method,
-        uri: &uri,
-        headers: &headers,
-        body: &body,
-    };
-    let mut data = match signed(&state, &request) {
-        Ok(data) => data,
-        Err(why) => return unauthenticated(&why),
-    };
+async fn update(State(state): State<Shared>, Path(id): Path<String>, body: Bytes) -> Response {
+    let mut data = lock(&state);
     let Some(value) = serde_json::from_slice::<Value>(&body)
         .ok()
         .as_ref()
@@ -536,24 +499,8 @@ async fn update(
     axum::Json(summary(&tenancy, secret)).into_response()
 }
 
-async fn schedule_deletion(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let request = Signed {
-        method: &method,
-        uri: &uri,
-        headers: &headers,
-        body: &body,
-    };
-    let mut data = match signed(&state, &request) {
-        Ok(data) => data,
-        Err(why) => return unauthenticated(&why),
-    };
+async fn schedule_deletion(State(state): State<Shared>, Path(id): Path<String>) -> Response {
+    let mut data = lock(&state);
     let Some(secret) = data.secrets.iter_mut().find(|secret| secret.id == id) else {
         return not_found();
     };
@@ -568,23 +515,8 @@ async fn schedule_deletion(
     StatusCode::OK.into_response()
 }
 
-async fn vault(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    let request = Signed {
-        method: &method,
-        uri: &uri,
-        headers: &headers,
-        body: &[],
-    };
-    let data = match signed(&state, &request) {
-        Ok(data) => data,
-        Err(why) => return unauthenticated(&why),
-    };
+async fn vault(State(state): State<Shared>, Path(id): Path<String>) -> Response {
+    let data = lock(&state);
     if !data.vaults.contains(&id) {
         return not_found();
     }
