@@ -130,6 +130,10 @@ async fn stages_properties_and_maps() {
             .starts_with("unable to unmarshal secret from JSON"),
         "{error}"
     );
+    assert!(
+        !error.message().contains("5432"),
+        "no value in the error: {error}"
+    );
     let map = c
         .get_secret_map(&RemoteRef::new("config").with_property("db"))
         .await

@@ -258,7 +258,8 @@ impl SecretsClient for IbmClient {
                 let members: serde_json::Map<String, Value> = serde_json::from_slice(&json)
                     .map_err(|failure| {
                         ProviderError::invalid_data(format!(
-                            "unable to unmarshal secret from JSON: {failure}"
+                            "unable to unmarshal secret from JSON: {}",
+                            crate::redact::json_error(&failure)
                         ))
                     })?;
                 for (key, value) in &members {

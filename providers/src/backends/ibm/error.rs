@@ -38,7 +38,10 @@ pub fn iam(action: &str, status: StatusCode, body: &[u8]) -> ProviderError {
 
 /// An answer that is not the JSON IBM documents.
 pub fn bad_body(action: &str, failure: &serde_json::Error) -> ProviderError {
-    ProviderError::invalid_data(format!("{action}: unexpected response: {failure}"))
+    ProviderError::invalid_data(format!(
+        "{action}: unexpected response: {}",
+        crate::redact::json_error(failure)
+    ))
 }
 
 /// Upstream's message for a field the fetched secret does not have.

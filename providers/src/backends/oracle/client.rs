@@ -65,7 +65,7 @@ fn decode(bundle: &Bundle) -> Result<Vec<u8>> {
         .ok_or_else(|| ProviderError::invalid_data("unexpected secret bundle content"))?;
     STANDARD
         .decode(content)
-        .map_err(|failure| ProviderError::invalid_data(format!("illegal base64 data: {failure}")))
+        .map_err(|_| ProviderError::invalid_data("the secret bundle content is not valid base64"))
 }
 
 /// Whether a summary matches `find` as upstream's `matchesRef`: the name expression when
@@ -106,7 +106,8 @@ impl SecretsClient for OracleClient {
         let object: std::collections::BTreeMap<String, String> =
             serde_json::from_slice(data.expose()).map_err(|failure| {
                 ProviderError::invalid_data(format!(
-                    "unable to unmarshal secret from JSON: {failure}"
+                    "unable to unmarshal secret from JSON: {}",
+                    crate::redact::json_error(&failure)
                 ))
             })?;
         Ok(object

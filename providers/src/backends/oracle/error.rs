@@ -48,7 +48,10 @@ pub fn status(
 
 /// An answer that is not the JSON OCI documents.
 pub fn bad_body(operation: &str, failure: &serde_json::Error) -> ProviderError {
-    ProviderError::invalid_data(format!("{operation}: unexpected response: {failure}"))
+    ProviderError::invalid_data(format!(
+        "{operation}: unexpected response: {}",
+        crate::redact::json_error(failure)
+    ))
 }
 
 #[cfg(test)]
