@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use contract_fakes::delinea::DelineaFake;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
-    wait_for_secret_data,
+    ControllerProcess, TestCluster, TestNamespace, fake_ca_file, install_crds, unique_name,
+    wait_for_secret_data, wait_for_store_ready,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -62,9 +62,7 @@ async fn create_store(
 async fn external_secrets_sync_from_devops_secrets_vault() -> anyhow::Result<()> {
     let fake = DelineaFake::start(CLIENT_ID, CLIENT_SECRET).await?;
     fake.set_secret("apps/db", json!({"user": "admin", "password": "first"}));
-    let ca = std::env::temp_dir().join(format!("{}.pem", unique_name("delinea-e2e-ca")));
-    std::fs::write(&ca, &fake.server.ca_pem)?;
-    let ca = ca.to_string_lossy().into_owned();
+    let ca = fake_ca_file("delinea-e2e-ca", &fake.server.ca_pem)?;
     let cluster = TestCluster::connect().await?;
     install_crds(&cluster.client).await?;
     let namespace = TestNamespace::create(&cluster, "delinea").await?;
@@ -74,16 +72,7 @@ async fn external_secrets_sync_from_devops_secrets_vault() -> anyhow::Result<()>
     create_store(&cluster, &namespace.name, &class, &fake).await?;
 
     let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    eventually(WAIT, "store ready and read-only", || async {
-        let status = stores.get("dsv").await?.status.unwrap_or_default();
-        let ready = status
-            .conditions
-            .iter()
-            .any(|condition| condition.r#type == "Ready" && condition.status == "True");
-        Ok((ready && status.capabilities.as_deref() == Some("ReadOnly")).then_some(()))
-    })
-    .await
-    .map_err(|error| error.context(controller.log()))?;
+    wait_for_store_ready(&stores, "dsv", "ReadOnly", WAIT, &controller).await?;
 
     let external_secret: ExternalSecret = serde_json::from_value(json!({
         "apiVersion": "external-secrets.io/v1",

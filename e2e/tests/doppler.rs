@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use contract_fakes::doppler::DopplerFake;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    unique_name, wait_for_secret_data,
+    ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, fake_ca_file,
+    install_crds, unique_name, wait_for_secret_data,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -54,9 +54,7 @@ async fn external_secrets_sync_from_doppler_and_push_secrets_write_to_it() -> an
     fake.set_secret("auth-api", "prd", "DB_URL", "postgres://first");
     fake.set_secret("auth-api", "prd", "API_KEY", "key-1");
     fake.set_secret("auth-api", "prd", "OTHER", "not found by the find");
-    let ca = std::env::temp_dir().join(format!("{}.pem", unique_name("doppler-e2e-ca")));
-    std::fs::write(&ca, &fake.server.ca_pem)?;
-    let ca = ca.to_string_lossy().into_owned();
+    let ca = fake_ca_file("doppler-e2e-ca", &fake.server.ca_pem)?;
     let cluster = TestCluster::connect().await?;
     install_crds(&cluster.client).await?;
     let namespace = TestNamespace::create(&cluster, "doppler").await?;

@@ -12,8 +12,8 @@ use std::time::Duration;
 use base64::Engine as _;
 use contract_fakes::gitlab::{GitlabFake, Owner};
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
-    wait_for_secret_data,
+    ControllerProcess, TestCluster, TestNamespace, install_crds, unique_name, wait_for_secret_data,
+    wait_for_store_ready,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;
@@ -95,17 +95,7 @@ async fn external_secrets_sync_from_gitlab_variables() -> anyhow::Result<()> {
     create_store(&cluster, &namespace.name, &class, &fake).await?;
 
     let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), &namespace.name);
-    eventually(WAIT, "store ready and read-only", || async {
-        let store = stores.get("gitlab").await?;
-        let status = store.status.unwrap_or_default();
-        let ready = status
-            .conditions
-            .iter()
-            .any(|condition| condition.r#type == "Ready" && condition.status == "True");
-        Ok((ready && status.capabilities.as_deref() == Some("ReadOnly")).then_some(()))
-    })
-    .await
-    .map_err(|error| error.context(controller.log()))?;
+    wait_for_store_ready(&stores, "gitlab", "ReadOnly", WAIT, &controller).await?;
 
     let external_secret: ExternalSecret = serde_json::from_value(json!({
         "apiVersion": "external-secrets.io/v1",

@@ -35,6 +35,7 @@ pub mod request;
 pub mod resilient;
 pub mod retry;
 pub mod store;
+pub mod token_file;
 #[cfg(feature = "https")]
 pub mod transport;
 pub mod value;

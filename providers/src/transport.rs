@@ -122,6 +122,16 @@ pub fn transport_error(action: &str, error: reqwest::Error) -> ProviderError {
     ProviderError::unavailable(format!("{action}: {error}{causes}"))
 }
 
+/// An `application/x-www-form-urlencoded` body of `pairs` (the URL query serializer does the
+/// escaping): token endpoints (OAuth, IBM IAM) take their parameters this way.
+pub fn form_body(pairs: &[(&str, &str)]) -> String {
+    let Ok(mut url) = reqwest::Url::parse("http://form.invalid/") else {
+        return String::new();
+    };
+    url.query_pairs_mut().extend_pairs(pairs);
+    url.query().unwrap_or_default().to_owned()
+}
+
 /// Reads a response's body, refusing one longer than `max` bytes (a hostile or broken server
 /// cannot make us allocate without bound). Failures are described as `action`'s.
 pub async fn read_body(

@@ -19,6 +19,8 @@ pub mod gitlab;
 pub mod google;
 pub mod google_metadata;
 pub mod google_sts;
+pub mod ibm;
 pub mod infisical;
 pub mod onepassword;
+pub mod oracle;
 pub mod server;

@@ -25,6 +25,8 @@ pub mod gcpsm;
 pub mod github;
 #[cfg(feature = "gitlab")]
 pub mod gitlab;
+#[cfg(feature = "ibm")]
+pub mod ibm;
 #[cfg(feature = "infisical")]
 pub mod infisical;
 #[cfg(feature = "kubernetes")]
@@ -33,6 +35,8 @@ pub mod kubernetes;
 pub mod onepassword;
 #[cfg(feature = "vault")]
 pub mod openbao;
+#[cfg(feature = "oracle")]
+pub mod oracle;
 #[cfg(feature = "vault")]
 pub mod vault;
 #[cfg(feature = "webhook")]

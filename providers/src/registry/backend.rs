@@ -209,10 +209,16 @@ impl<'a> Backend<'a> {
             "bitwardensecretsmanager",
             crate::backends::bitwardensecretsmanager::BitwardenSecretsManager
         );
+        served!(found, ibm, "ibm", "ibm", crate::backends::ibm::Ibm);
+        served!(
+            found,
+            oracle,
+            "oracle",
+            "oracle",
+            crate::backends::oracle::Oracle
+        );
         not_supported!(found,
             ovh => "ovh",
-            oracle => "oracle",
-            ibm => "ibm",
             yandexcertificatemanager => "yandexcertificatemanager",
             yandexlockbox => "yandexlockbox",
             onepassword_sdk => "onepasswordSDK",

@@ -32,12 +32,16 @@ pub mod gcp;
 pub mod github;
 #[cfg(feature = "gitlab")]
 pub mod gitlab;
+#[cfg(feature = "ibm")]
+pub mod ibm;
 #[cfg(feature = "infisical")]
 pub mod infisical;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]
 pub mod onepassword;
+#[cfg(feature = "oracle")]
+pub mod oracle;
 #[cfg(feature = "vault")]
 pub mod vault;
 #[cfg(feature = "webhook")]
@@ -180,6 +184,10 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(
         bitwardensecretsmanager::BitwardenHarness::default(),
     ));
+    #[cfg(feature = "ibm")]
+    all.push(Box::new(ibm::IbmHarness));
+    #[cfg(feature = "oracle")]
+    all.push(Box::new(oracle::OracleHarness));
     all
 }
 

@@ -25,9 +25,6 @@ use crate::value::SecretValue;
 /// Where the kubelet mounts the controller's own service-account token.
 const DEFAULT_TOKEN_FILE: &str = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
-/// Longest token file read.
-const MAX_TOKEN_FILE_BYTES: u64 = 64 * 1024;
-
 /// Lifetime asked for service-account tokens (upstream's 600 s).
 const TOKEN_LIFETIME: Duration = Duration::from_secs(600);
 
@@ -187,7 +184,10 @@ impl JwtSource {
                     .await?;
                 text(&value).map(str::to_owned)
             }
-            JwtSource::File => read_file(DEFAULT_TOKEN_FILE),
+            JwtSource::File => crate::token_file::read_token_file(
+                std::path::Path::new(DEFAULT_TOKEN_FILE),
+                "service account token",
+            ),
         }
     }
 }
@@ -210,18 +210,4 @@ fn text(value: &SecretValue) -> Result<&str> {
         .expose_str()
         .map(str::trim)
         .ok_or_else(|| ProviderError::invalid_config("akeyless credentials must be UTF-8 text"))
-}
-
-fn read_file(path: &str) -> Result<String> {
-    use std::io::Read as _;
-    let failure = |error: std::io::Error| {
-        ProviderError::invalid_config(error.to_string()).with_temporary(true)
-    };
-    let mut token = String::new();
-    std::fs::File::open(path)
-        .map_err(failure)?
-        .take(MAX_TOKEN_FILE_BYTES)
-        .read_to_string(&mut token)
-        .map_err(failure)?;
-    Ok(token)
 }

@@ -252,14 +252,14 @@ impl Federation {
             .subject
             .token(http, &self.credentials, &self.audience)
             .await?;
-        let body = form(&[
+        let body = crate::transport::form_body(&[
             ("audience", &self.audience),
             ("grant_type", TOKEN_EXCHANGE),
             ("requested_token_type", ACCESS_TOKEN_TYPE),
             ("scope", SCOPE),
             ("subject_token", subject.expose_str().unwrap_or_default()),
             ("subject_token_type", &self.subject_token_type),
-        ])?;
+        ]);
         let mut url = self.endpoints.sts.clone();
         url.set_path("v1/token");
         let mut request = http
@@ -410,12 +410,4 @@ fn impersonated_account(url: &str) -> Option<String> {
         .strip_prefix(IMPERSONATION_PREFIX)?
         .strip_suffix(IMPERSONATION_SUFFIX)?;
     (!account.is_empty() && !account.contains(['/', '?', '#', ' '])).then(|| account.to_owned())
-}
-
-/// An `application/x-www-form-urlencoded` body (the URL parser's query serializer does the
-/// escaping).
-pub(super) fn form(pairs: &[(&str, &str)]) -> Result<String> {
-    let mut url = super::config::parse_url("http://form.invalid/", "a form")?;
-    url.query_pairs_mut().extend_pairs(pairs);
-    Ok(url.query().unwrap_or_default().to_owned())
 }

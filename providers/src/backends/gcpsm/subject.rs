@@ -249,7 +249,7 @@ fn aws_request(
         .collect();
     let request = json!({"url": url, "method": "POST", "headers": headers}).to_string();
     Ok(SecretValue::new(
-        super::federation::form(&[("t", &request)])?
+        crate::transport::form_body(&[("t", &request)])
             .strip_prefix("t=")
             .unwrap_or_default()
             .to_owned(),

@@ -21,9 +21,6 @@ use crate::value::SecretValue;
 /// Where the kubelet mounts the controller's own service-account token.
 const DEFAULT_TOKEN_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
-/// Longest service-account token file read.
-const MAX_TOKEN_FILE_BYTES: u64 = 64 * 1024;
-
 /// What a client authenticates with.
 pub enum Login {
     /// A pre-issued access token (token auth): never renewed nor revoked.
@@ -53,7 +50,10 @@ impl Identity {
             body.insert((*name).to_owned(), text.trim_end_matches('\n').into());
         }
         if let Some(path) = &self.token_file {
-            body.insert("jwt".to_owned(), read_token_file(path)?.into());
+            body.insert(
+                "jwt".to_owned(),
+                crate::token_file::read_token_file(path, "service account token")?.into(),
+            );
         }
         if let Some(organization) = organization.filter(|slug| !slug.is_empty()) {
             body.insert("organizationSlug".to_owned(), organization.into());
@@ -168,28 +168,4 @@ fn refused(member: &str, needs: &str) -> ProviderError {
         "infisical auth.{member} is not supported by this build: it needs {needs}, which this \
          provider does not implement"
     ))
-}
-
-/// The service-account token at `path`, bounded.
-fn read_token_file(path: &std::path::Path) -> Result<String> {
-    use std::io::Read as _;
-    let failure = |error: std::io::Error| {
-        ProviderError::invalid_config(format!(
-            "failed to read service account token from {}: {error}",
-            path.display()
-        ))
-        .with_temporary(true)
-    };
-    let file = std::fs::File::open(path).map_err(failure)?;
-    let mut token = String::new();
-    file.take(MAX_TOKEN_FILE_BYTES + 1)
-        .read_to_string(&mut token)
-        .map_err(failure)?;
-    if token.len() as u64 > MAX_TOKEN_FILE_BYTES {
-        return Err(ProviderError::invalid_config(format!(
-            "service account token at {} exceeds {MAX_TOKEN_FILE_BYTES} bytes",
-            path.display()
-        )));
-    }
-    Ok(token.trim().to_owned())
 }

@@ -1,0 +1,285 @@
+//! The `oracle` backend against the OCI Vault contract fake, which verifies every request's
+//! signature with the test key's public half: user-principal auth (PKCS#8 and PKCS#1 keys, a
+//! wrong key refused), stages as versions, properties and maps, find by name and by tags across
+//! pages, push (create, new version, unchanged value, encryption key required), scheduled
+//! deletion, store validation, and the auth methods this build refuses.
+
+#![cfg(feature = "oracle")]
+
+mod support;
+
+use std::sync::Arc;
+
+use external_secrets_crds::v1::OraclePrincipalType;
+use external_secrets_providers::credentials::MemorySecretSource;
+use external_secrets_providers::error::ErrorKind;
+use external_secrets_providers::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
+use external_secrets_providers::value::{SecretMap, SecretValue};
+use external_secrets_providers::{ClientManager, ManagerSettings, StoreRef, ValidationResult};
+use support::oracle::{FINGERPRINT, client, data, fake, private_key, store_provider, vault};
+use support::{NAMESPACE, secret_store, unique_name};
+
+fn text(value: SecretValue) -> String {
+    String::from_utf8(value.into_bytes()).unwrap()
+}
+
+fn texts(map: SecretMap) -> Vec<(String, String)> {
+    map.into_iter()
+        .map(|(key, value)| (key, text(value)))
+        .collect()
+}
+
+#[tokio::test]
+async fn requests_are_signed_with_the_api_key_in_either_pem_form() {
+    let vault = vault();
+    fake().put_secret(&vault, "db", "hunter2", &[]);
+    let pkcs1 = std::fs::read_to_string(data("oci-api-key-pkcs1.pem")).unwrap();
+    for key in [private_key(), pkcs1] {
+        let c = client(&vault, &key, FINGERPRINT, |_| {}).await;
+        assert_eq!(
+            text(c.get_secret(&RemoteRef::new("db")).await.unwrap()),
+            "hunter2"
+        );
+        assert_eq!(c.validate().await.unwrap(), ValidationResult::Ready);
+    }
+    let request = fake()
+        .server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|request| request.path == "/20190301/secretbundles/actions/getByName")
+        .unwrap();
+    let authorization = contract_fakes::server::header(&request.headers, "authorization").unwrap();
+    assert!(authorization.starts_with("Signature version=\"1\",keyId=\"ocid1.tenancy.oc1..eso-test/ocid1.user.oc1..eso-test/db:03"), "{authorization}");
+    assert!(
+        authorization.contains(
+            "headers=\"date (request-target) host content-length content-type x-content-sha256\""
+        ),
+        "{authorization}"
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_fingerprint_or_key_is_not_authenticated() {
+    let vault = vault();
+    fake().put_secret(&vault, "db", "hunter2", &[]);
+    let wrong_fingerprint = client(&vault, &private_key(), "00:11", |_| {}).await;
+    let error = wrong_fingerprint
+        .get_secret(&RemoteRef::new("db"))
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::PermissionDenied, "{error}");
+    assert!(
+        error
+            .message()
+            .starts_with("Secrets service failed to GetSecretBundleByName, HTTP status code 401"),
+        "{error}"
+    );
+    let error = wrong_fingerprint.validate().await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::PermissionDenied, "{error}");
+    // Another key under the right key id: the signature does not verify.
+    let other_key = std::fs::read_to_string(data("azure-sp-cert.pem")).unwrap();
+    let wrong_key = client(&vault, &other_key, FINGERPRINT, |_| {}).await;
+    let error = wrong_key
+        .get_secret(&RemoteRef::new("db"))
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::PermissionDenied, "{error}");
+    assert!(!error.message().contains("PRIVATE KEY"), "{error}");
+}
+
+#[tokio::test]
+async fn stages_properties_and_maps() {
+    let vault = vault();
+    fake().put_secret(&vault, "config", r#"{"user":"old"}"#, &[]);
+    fake().put_secret(
+        &vault,
+        "config",
+        r#"{"user":"admin","db":{"port":"5432"}}"#,
+        &[],
+    );
+    let c = client(&vault, &private_key(), FINGERPRINT, |_| {}).await;
+    let get = |property: Option<&str>, version: Option<&str>| {
+        let mut remote_ref = RemoteRef::new("config");
+        remote_ref.property = property.map(str::to_owned);
+        remote_ref.version = version.map(str::to_owned);
+        let c = c.clone();
+        async move { c.get_secret(&remote_ref).await }
+    };
+    assert_eq!(text(get(Some("user"), None).await.unwrap()), "admin");
+    assert_eq!(text(get(Some("db.port"), None).await.unwrap()), "5432");
+    assert_eq!(
+        text(get(Some("user"), Some("PREVIOUS")).await.unwrap()),
+        "old"
+    );
+    assert_eq!(
+        text(get(Some("user"), Some("LATEST")).await.unwrap()),
+        "admin"
+    );
+    let error = get(None, Some("v2")).await.unwrap_err();
+    assert_eq!(error.message(), "unsupported enum value for Stage: v2");
+    let error = get(Some("absent"), None).await.unwrap_err();
+    assert_eq!(error.message(), "missing Key in secret: config");
+    let error = c
+        .get_secret_map(&RemoteRef::new("config"))
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .message()
+            .starts_with("unable to unmarshal secret from JSON"),
+        "{error}"
+    );
+    assert!(
+        !error.message().contains("5432"),
+        "no value in the error: {error}"
+    );
+    let map = c
+        .get_secret_map(&RemoteRef::new("config").with_property("db"))
+        .await
+        .unwrap();
+    assert_eq!(texts(map), [("port".into(), "5432".into())]);
+    let error = c.get_secret(&RemoteRef::new("absent")).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::NotFound, "{error}");
+}
+
+#[tokio::test]
+async fn find_by_name_or_any_tag_across_pages_skipping_scheduled_deletions() {
+    let vault = vault();
+    for index in 0..7 {
+        let tags: &[(&str, &str)] = if index % 2 == 0 {
+            &[("team", "a")]
+        } else {
+            &[("env", "prod")]
+        };
+        fake().put_secret(&vault, &format!("app-{index}"), &index.to_string(), tags);
+    }
+    fake().put_secret(&vault, "other", "x", &[("team", "b")]);
+    let c = client(&vault, &private_key(), FINGERPRINT, |_| {}).await;
+    c.delete_secret(&PushRemoteRef::new("app-6")).await.unwrap();
+    let found = c
+        .get_all_secrets(&Find::by_name("^app-[0-5]$"))
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 6);
+    let mut by_tags = Find::default();
+    by_tags.tags.insert("team".into(), "a".into());
+    by_tags.tags.insert("env".into(), "none".into());
+    let found = c.get_all_secrets(&by_tags).await.unwrap();
+    assert_eq!(
+        found.keys().cloned().collect::<Vec<_>>(),
+        ["app-0", "app-2", "app-4"],
+        "any one tag matches; app-6 is scheduled for deletion"
+    );
+    let pages = fake()
+        .server
+        .requests()
+        .into_iter()
+        .filter(|request| {
+            request.path == "/20180608/secrets"
+                && request
+                    .query
+                    .as_deref()
+                    .is_some_and(|q| q.contains(&vault.replace(':', "%3A")))
+        })
+        .count();
+    assert!(pages >= 3, "{pages} list requests");
+}
+
+#[tokio::test]
+async fn push_creates_updates_and_skips_unchanged_values() {
+    let vault = vault();
+    let c = client(&vault, &private_key(), FINGERPRINT, |_| {}).await;
+    let data: SecretMap = [("token".to_owned(), SecretValue::from("t-1"))]
+        .into_iter()
+        .collect();
+    let push = |data: &SecretMap| PushRequest::single(data.clone(), "token", "pushed");
+    assert!(
+        !c.secret_exists(&PushRemoteRef::new("pushed"))
+            .await
+            .unwrap()
+    );
+    c.push_secret(&push(&data)).await.unwrap();
+    assert_eq!(fake().secret(&vault, "pushed"), Some(("t-1".into(), false)));
+    assert!(
+        c.secret_exists(&PushRemoteRef::new("pushed"))
+            .await
+            .unwrap()
+    );
+    let before = fake().server.requests().len();
+    c.push_secret(&push(&data)).await.unwrap();
+    let writes = fake().server.requests()[before..]
+        .iter()
+        .filter(|request| request.method != "POST" || !request.path.contains("secretbundles"))
+        .count();
+    assert_eq!(writes, 0, "an unchanged value is not written again");
+    let changed: SecretMap = [("token".to_owned(), SecretValue::from("t-2"))]
+        .into_iter()
+        .collect();
+    c.push_secret(&push(&changed)).await.unwrap();
+    assert_eq!(fake().secret(&vault, "pushed"), Some(("t-2".into(), false)));
+    c.delete_secret(&PushRemoteRef::new("pushed"))
+        .await
+        .unwrap();
+    assert_eq!(fake().secret(&vault, "pushed"), Some(("t-2".into(), true)));
+    c.delete_secret(&PushRemoteRef::new("pushed"))
+        .await
+        .unwrap();
+    c.delete_secret(&PushRemoteRef::new("never-there"))
+        .await
+        .unwrap();
+
+    let keyless = client(&vault, &private_key(), FINGERPRINT, |o| {
+        o.encryption_key = None
+    })
+    .await;
+    let error = keyless.push_secret(&push(&data)).await.unwrap_err();
+    assert_eq!(error.message(), "SecretStore must reference encryption key");
+}
+
+#[tokio::test]
+async fn another_vault_is_not_authorized_or_not_found() {
+    fake();
+    let c = client(
+        "ocid1.vault.oc1..unknown",
+        &private_key(),
+        FINGERPRINT,
+        |_| {},
+    )
+    .await;
+    assert!(matches!(
+        c.validate().await.unwrap(),
+        ValidationResult::Undetermined(_)
+    ));
+}
+
+#[tokio::test]
+async fn instance_principal_and_workload_identity_are_refused_with_what_they_need() {
+    fake();
+    let source = Arc::new(MemorySecretSource::default());
+    let manager = ClientManager::new(source, ManagerSettings::default());
+    for (principal, auth, needs) in [
+        (
+            Some(OraclePrincipalType::InstancePrincipal),
+            true,
+            "instance metadata service",
+        ),
+        (None, false, "instance metadata service"),
+        (Some(OraclePrincipalType::Workload), true, "proxymux"),
+    ] {
+        let provider = store_provider("ocid1.vault.oc1..any", |o| {
+            o.principal_type = principal;
+            if !auth {
+                o.auth = None;
+            }
+        });
+        let store = secret_store(&unique_name("oracle"), provider);
+        let error = manager
+            .client(&StoreRef::from(&store), Some(NAMESPACE))
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(error.kind(), ErrorKind::Unsupported, "{error}");
+        assert!(error.message().contains(needs), "{error}");
+    }
+}
