@@ -18,5 +18,6 @@ pub mod google;
 pub mod google_metadata;
 pub mod google_sts;
 pub mod infisical;
+pub mod keeper;
 pub mod onepassword;
 pub mod server;

@@ -23,6 +23,8 @@ pub mod gcpsm;
 pub mod gitlab;
 #[cfg(feature = "infisical")]
 pub mod infisical;
+#[cfg(feature = "keepersecurity")]
+pub mod keepersecurity;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]

@@ -195,6 +195,13 @@ impl<'a> Backend<'a> {
             "akeyless",
             crate::backends::akeyless::Akeyless
         );
+        served!(
+            found,
+            keepersecurity,
+            "keepersecurity",
+            "keepersecurity",
+            crate::backends::keepersecurity::KeeperSecurity
+        );
         not_supported!(found,
             bitwardensecretsmanager => "bitwardensecretsmanager",
             ovh => "ovh",
@@ -208,7 +215,6 @@ impl<'a> Backend<'a> {
             scaleway => "scaleway",
             previder => "previder",
             onboardbase => "onboardbase",
-            keepersecurity => "keepersecurity",
             conjur => "conjur",
             secretserver => "secretserver",
             chef => "chef",

@@ -30,6 +30,8 @@ pub mod gcp;
 pub mod gitlab;
 #[cfg(feature = "infisical")]
 pub mod infisical;
+#[cfg(feature = "keepersecurity")]
+pub mod keepersecurity;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]
@@ -152,6 +154,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(gitlab::GitlabHarness));
     #[cfg(feature = "delinea")]
     all.push(Box::new(delinea::DelineaHarness::new()));
+    #[cfg(feature = "keepersecurity")]
+    all.push(Box::new(keepersecurity::KeeperHarness));
     all
 }
 
