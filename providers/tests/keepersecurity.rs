@@ -167,6 +167,42 @@ async fn a_key_of_another_client_or_the_wrong_server_key_is_refused() {
 }
 
 #[tokio::test]
+async fn a_key_rotation_answer_switches_the_server_key_id() {
+    let (folder, config) = application();
+    fake().add_record(&folder, login_record("rotated"));
+    let mut stale = decoded(&config);
+    stale["serverPublicKeyId"] = json!("11");
+    let reader = client(store_provider(&folder, true), &stale.to_string()).await;
+    let read = RemoteRef::new("rotated").with_property("password");
+    assert_eq!(text(reader.get_secret(&read).await.unwrap()), "hunter2");
+    let ids: Vec<String> = fake()
+        .server
+        .requests()
+        .iter()
+        .filter_map(|request| request.headers.get("publickeyid"))
+        .map(|id| id.to_str().unwrap().to_owned())
+        .collect();
+    assert!(ids.iter().any(|id| id == "11"), "{ids:?}");
+    // The client keeps the key id the server asked for (other tests of this process share the
+    // fake, but none of them sends key id 11).
+    let before = fake().server.requests().len();
+    reader.get_secret(&read).await.unwrap();
+    let stale_ids = fake()
+        .server
+        .requests()
+        .iter()
+        .skip(before)
+        .filter(|request| {
+            request
+                .headers
+                .get("publickeyid")
+                .is_some_and(|id| id == "11")
+        })
+        .count();
+    assert_eq!(stale_ids, 0);
+}
+
+#[tokio::test]
 async fn a_one_time_token_binds_once() {
     let folder = unique_name("folder");
     let token_config = fake().add_one_time_token(&folder);

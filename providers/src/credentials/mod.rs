@@ -222,6 +222,22 @@ impl CredentialResolver {
             .ok_or_else(|| missing(format!("cannot find secret data for key: {key:?}")))
     }
 
+    /// The value a `SecretKeySelector` names (an unset name or key reads as empty, which fails
+    /// as a missing Secret or key).
+    pub async fn selected_key(
+        &self,
+        selector: &external_secrets_crds::meta::SecretKeySelector,
+        referent: Referent,
+    ) -> Result<SecretValue> {
+        self.secret_key(
+            selector.name.as_deref().unwrap_or_default(),
+            selector.key.as_deref().unwrap_or_default(),
+            selector.namespace.as_deref(),
+            referent,
+        )
+        .await
+    }
+
     /// One key of a ConfigMap.
     pub async fn config_map_key(
         &self,

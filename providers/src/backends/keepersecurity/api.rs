@@ -101,6 +101,8 @@ pub struct Api {
     http: reqwest::Client,
     config: ClientConfig,
     keys: RwLock<AppKeys>,
+    /// The server key in use (id, key): the configured one until the server asks for another.
+    server_key: RwLock<(String, Vec<u8>)>,
 }
 
 /// The application's keys: from the configuration, or learnt when binding.
@@ -124,7 +126,16 @@ impl Api {
             app_key: config.app_key.clone(),
             owner_public_key: config.owner_public_key.clone(),
         });
-        Ok(Self { http, config, keys })
+        let server_key = RwLock::new((
+            config.server_key_id.clone(),
+            config.server_public_key.clone(),
+        ));
+        Ok(Self {
+            http,
+            config,
+            keys,
+            server_key,
+        })
     }
 
     /// Records (only `uids` when not empty) and folders shared with the application.
@@ -265,12 +276,56 @@ impl Api {
         json!({"clientVersion": CLIENT_VERSION, "clientId": self.config.client_id})
     }
 
-    /// One signed, encrypted command; the decrypted answer.
+    /// One signed, encrypted command; the decrypted answer. When the server asks for another
+    /// of its keys (`{"error":"key","key_id":N}`), the command is sent once more with that key,
+    /// as the SDKs do.
     async fn post(&self, command: &str, payload: Value) -> Result<Vec<u8>> {
+        let payload = payload.to_string();
+        let (key_id, server_key) = self.server_key();
+        let (status, body) = match self.send(command, &payload, &key_id, &server_key).await? {
+            Ok(answer) => return Ok(answer),
+            Err(refusal) => refusal,
+        };
+        let rotated = rotation(&body).and_then(|id| {
+            let key = if self.config.custom_server_key {
+                Some(server_key.clone())
+            } else {
+                super::config::builtin_server_key(&id)
+            };
+            key.map(|key| (id, key))
+        });
+        let Some((id, key)) = rotated.filter(|(id, _)| *id != key_id) else {
+            return Err(error::status(status, &body));
+        };
+        *self
+            .server_key
+            .write()
+            .unwrap_or_else(|poison| poison.into_inner()) = (id.clone(), key.clone());
+        self.send(command, &payload, &id, &key)
+            .await?
+            .map_err(|(status, body)| error::status(status, &body))
+    }
+
+    fn server_key(&self) -> (String, Vec<u8>) {
+        self.server_key
+            .read()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+    }
+
+    /// Sends `payload` once with server key `key_id`: the decrypted answer, or the refusal's
+    /// status and body.
+    async fn send(
+        &self,
+        command: &str,
+        payload: &str,
+        key_id: &str,
+        server_key: &[u8],
+    ) -> Result<std::result::Result<Vec<u8>, (reqwest::StatusCode, Vec<u8>)>> {
         let transmission_key = crypto::random::<32>().map_err(|_| error::crypto("transmission"))?;
-        let sealed_key = crypto::public_encrypt(&transmission_key, &self.config.server_public_key)
+        let sealed_key = crypto::public_encrypt(&transmission_key, server_key)
             .map_err(|_| error::crypto("transmission key"))?;
-        let body = crypto::encrypt(payload.to_string().as_bytes(), &transmission_key)
+        let body = crypto::encrypt(payload.as_bytes(), &transmission_key)
             .map_err(|_| error::crypto("payload"))?;
         let mut signed = sealed_key.clone();
         signed.extend_from_slice(&body);
@@ -280,7 +335,7 @@ impl Api {
             .http
             .post(format!("{}/api/rest/sm/v1/{command}", self.config.base_url))
             .header("Content-Type", "application/octet-stream")
-            .header("PublicKeyId", &self.config.server_key_id)
+            .header("PublicKeyId", key_id)
             .header("TransmissionKey", crypto::to_base64(&sealed_key))
             .header(
                 "Authorization",
@@ -293,12 +348,14 @@ impl Api {
         let status = response.status();
         let answer = transport::read_body(response, MAX_RESPONSE_BYTES, action).await?;
         if status != reqwest::StatusCode::OK {
-            return Err(error::status(status, &answer));
+            return Ok(Err((status, answer)));
         }
         if answer.is_empty() {
-            return Ok(answer);
+            return Ok(Ok(answer));
         }
-        crypto::decrypt(&answer, &transmission_key).map_err(|_| error::crypto("response"))
+        crypto::decrypt(&answer, &transmission_key)
+            .map(Ok)
+            .map_err(|_| error::crypto("response"))
     }
 
     /// Decrypts an answer; records and folders that do not decrypt are skipped (as the SDKs'
@@ -371,6 +428,20 @@ fn decrypt_record(raw: RawRecord, key: Vec<u8>) -> Option<Record> {
         data,
         files,
     })
+}
+
+/// The key id a key rotation answer (`{"error":"key","key_id":N}`) asks for.
+fn rotation(body: &[u8]) -> Option<String> {
+    let answer: Value = serde_json::from_slice(body).ok()?;
+    let code = answer.get("result_code").or_else(|| answer.get("error"))?;
+    if code.as_str() != Some("key") {
+        return None;
+    }
+    match answer.get("key_id")? {
+        Value::Number(id) => Some(id.to_string()),
+        Value::String(id) => Some(id.clone()),
+        _ => None,
+    }
 }
 
 /// AES-GCM plaintext of base64 `sealed` under `key`.

@@ -4,7 +4,7 @@
 //!
 //! A configuration not bound yet holds the one-time token as `clientKey` (and `hostname`) but no
 //! `appKey`: the client id is then derived from the token, a private key is generated, and the
-//! first `get_secret` binds them (see [`super::api`]), as the SDKs do with in-memory storage.
+//! first `get_secret` binds them (see `api.rs`), as the SDKs do with in-memory storage.
 //!
 //! The Go SDK upstream uses reads the same object ("Decode if config json was provided as base64
 //! string"). The server's public key is the built-in one for `serverPublicKeyId` (default `10`,
@@ -88,6 +88,9 @@ pub struct ClientConfig {
     pub server_key_id: String,
     /// The server's P-256 public key (uncompressed) transmission keys are encrypted to.
     pub server_public_key: Vec<u8>,
+    /// Whether that key is the configuration's `serverPublicKey` (kept when the server asks
+    /// for another key id) rather than a built-in one.
+    pub custom_server_key: bool,
     /// The application owner's public key new records' keys are encrypted to (absent in
     /// configurations made by old clients: creating records is then refused).
     pub owner_public_key: Option<Vec<u8>>,
@@ -170,9 +173,15 @@ impl ClientConfig {
             client_key,
             server_key_id: server_key_id.to_owned(),
             server_public_key,
+            custom_server_key: get("serverPublicKey").is_some(),
             owner_public_key,
         })
     }
+}
+
+/// The built-in server key `id` names (a key rotation answer names one).
+pub fn builtin_server_key(id: &str) -> Option<Vec<u8>> {
+    builtin_key(id).and_then(|(_, key)| crypto::from_base64(key).ok())
 }
 
 /// The built-in key `id` names, with its id.

@@ -1,10 +1,13 @@
 //! The `keepersecurity` provider: records of a Keeper Secrets Manager application, over the KSM
-//! wire protocol (encrypted, signed commands; see [`api`]).
+//! wire protocol (encrypted, signed commands; see `api.rs`).
 //!
 //! Behaviour follows upstream's `providers/v1/keepersecurity` (which runs the KSM Go SDK):
 //!
 //! * auth is the Secrets Manager configuration (`ksm init` output: JSON, usually base64) in the
-//!   Secret `authRef` names;
+//!   Secret `authRef` names; a configuration holding only a one-time token (`clientKey`) is
+//!   bound by the client's first request and kept bound in memory, as the SDK does with memory
+//!   storage (a token binds once: a later client with the same Secret is refused);
+//! * a server answer asking for another of its keys (`key_id`) switches the key and resends;
 //! * a key is a record uid; with `getByTitleFallback` a key that is no uid is looked up as a
 //!   title (two records with it are an error);
 //! * `property` is a standard field (label, else type; not `fileRef` nor `oneTimeCode`), a
@@ -15,7 +18,8 @@
 //! * PushSecret's `remoteKey` is `title/key`: the `externalSecrets` record with that title gets
 //!   the value in its `login` (key matching `login|username`), `password` or `url` field, or
 //!   its custom field labelled `key`; without such a record one is created in `folderID`.
-//!   Delete removes that record.
+//!   Delete removes that record;
+//! * `validate` answers Ready without calling the server.
 //!
 //! Differences from upstream: `secret_exists` says whether the pushed record has the field
 //! (upstream: "not implemented", which fails `updatePolicy: IfNotExists`); pushing a
@@ -23,8 +27,7 @@
 //! unchanged and reports success); the configured hostname keeps its port (the Go SDK drops
 //! it); the configuration may carry the server's public key as `serverPublicKey` (the Python
 //! SDK's option) besides the built-in keys by `serverPublicKeyId`; files are downloaded only
-//! for the records returned; an unbound configuration (a one-time token's `clientKey` without
-//! `appKey`) is refused rather than bound in memory.
+//! for the records returned (upstream downloads those of every record a find reads).
 
 mod api;
 mod client;
@@ -70,15 +73,9 @@ impl Provider for KeeperSecurity {
         spec: &KeeperSecurityProvider,
         context: ClientContext<'_>,
     ) -> Result<SharedClient> {
-        let selector = &spec.auth_ref;
         let text = context
             .credentials
-            .secret_key(
-                selector.name.as_deref().unwrap_or_default(),
-                selector.key.as_deref().unwrap_or_default(),
-                selector.namespace.as_deref(),
-                Referent::Allowed,
-            )
+            .selected_key(&spec.auth_ref, Referent::Allowed)
             .await?;
         let text = text.expose_str().unwrap_or_default();
         let config = ClientConfig::parse(text).map_err(|detail| {

@@ -71,12 +71,7 @@ impl Provider for OnePassword {
         let selector = &spec.auth.secret_ref.connect_token_secret_ref;
         let token = context
             .credentials
-            .secret_key(
-                selector.name.as_deref().unwrap_or_default(),
-                selector.key.as_deref().unwrap_or_default(),
-                selector.namespace.as_deref(),
-                Referent::Allowed,
-            )
+            .selected_key(selector, Referent::Allowed)
             .await?;
         let connect = Connect::new(&spec.connect_host, token)?;
         Ok(Arc::new(OnePasswordClient::new(connect, &spec.vaults)))
