@@ -40,12 +40,21 @@ struct Field {
     value: Vec<Value>,
 }
 
-/// An attached file with its contents.
+/// An attached file with its contents (bytes as downloaded: a property or map value is exact;
+/// the whole-record JSON holds them as text, invalid UTF-8 replaced, as Go's encoder does).
 #[derive(Serialize)]
 struct File {
     #[serde(rename = "type")]
     title: String,
-    content: String,
+    #[serde(serialize_with = "as_text")]
+    content: Vec<u8>,
+}
+
+fn as_text<S: serde::Serializer>(
+    bytes: &[u8],
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    serializer.serialize_str(&String::from_utf8_lossy(bytes))
 }
 
 fn null_as_empty<'de, D: serde::Deserializer<'de>>(
@@ -68,13 +77,15 @@ impl Field {
 impl Secret {
     /// Upstream's `getValidKeeperSecret`: the record's data with `files` (title, contents).
     pub fn new(data: &Value, files: Vec<(String, Vec<u8>)>) -> Result<Self> {
-        let invalid = |error: serde_json::Error| {
-            ProviderError::invalid_data(format!("invalid secret. Invalid format: {error}"))
-        };
+        // serde's message would quote the offending value (a secret): name the list instead.
         let list = |name: &str| -> Result<Option<Vec<Field>>> {
             match data.get(name) {
                 None | Some(Value::Null) => Ok(None),
-                Some(value) => serde_json::from_value(value.clone()).map_err(invalid),
+                Some(value) => serde_json::from_value(value.clone()).map_err(|_| {
+                    ProviderError::invalid_data(format!(
+                        "invalid secret. Invalid format: {name} is not a list of fields"
+                    ))
+                }),
             }
         };
         let text = |name: &str| {
@@ -85,10 +96,7 @@ impl Secret {
         };
         let files: Vec<File> = files
             .into_iter()
-            .map(|(title, content)| File {
-                title,
-                content: String::from_utf8_lossy(&content).into_owned(),
-            })
+            .map(|(title, content)| File { title, content })
             .collect();
         let secret = Self {
             title: text("title"),
@@ -239,7 +247,10 @@ mod tests {
 
     #[test]
     fn properties_read_fields_custom_fields_and_files() {
-        let files = vec![("cert.pem".to_owned(), b"PEM".to_vec())];
+        let files = vec![
+            ("cert.pem".to_owned(), b"PEM".to_vec()),
+            ("store.p12".to_owned(), vec![0x30, 0x82, 0xff]),
+        ];
         let secret = Secret::new(&record(), files).unwrap();
         assert_eq!(text(secret.item(Some("password")).unwrap()), "hunter2");
         assert_eq!(text(secret.item(Some("endpoint")).unwrap()), "https://db");
@@ -249,6 +260,8 @@ mod tests {
         );
         assert_eq!(text(secret.item(Some("region")).unwrap()), r#"["eu","us"]"#);
         assert_eq!(text(secret.item(Some("cert.pem")).unwrap()), "PEM");
+        let binary = secret.item(Some("store.p12")).unwrap();
+        assert_eq!(binary.expose(), [0x30, 0x82, 0xff]);
         let missing = secret.item(Some("oneTimeCode")).unwrap_err();
         assert!(missing.is_not_found());
         assert_eq!(
@@ -266,7 +279,8 @@ mod tests {
                 "login",
                 "oneTimeCode",
                 "password",
-                "region"
+                "region",
+                "store.p12"
             ]
         );
         let one = secret.items(Some("login")).unwrap();
@@ -294,6 +308,12 @@ mod tests {
             error.to_string(),
             "invalid Secret. Following keys are duplicated password"
         );
-        assert!(Secret::new(&json!({"fields": "nope"}), Vec::new()).is_err());
+        let error = Secret::new(&json!({"fields": "hunter2"}), Vec::new())
+            .err()
+            .unwrap();
+        assert_eq!(
+            error.to_string(),
+            "invalid secret. Invalid format: fields is not a list of fields"
+        );
     }
 }
