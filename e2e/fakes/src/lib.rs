@@ -21,6 +21,7 @@ pub mod google_metadata;
 pub mod google_sts;
 pub mod ibm;
 pub mod infisical;
+pub mod keeper;
 pub mod onepassword;
 pub mod oracle;
 pub mod server;

@@ -29,6 +29,8 @@ pub mod gitlab;
 pub mod ibm;
 #[cfg(feature = "infisical")]
 pub mod infisical;
+#[cfg(feature = "keepersecurity")]
+pub mod keepersecurity;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]

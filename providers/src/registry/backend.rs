@@ -30,6 +30,17 @@ enum Served<'a> {
 
 const NOT_SUPPORTED: &str = "is not supported by this build";
 
+/// Why `onepasswordSDK` is refused (issue 20): upstream drives 1Password service accounts
+/// through the official SDK, whose core is closed source and shipped only as compiled artifacts
+/// (a WebAssembly module the Go SDK runs under Extism, a native library in the Python wheel, a
+/// wasm-bindgen build for JavaScript) with an internal, undocumented invocation interface; there
+/// is no Rust SDK, the service-account protocol it speaks to 1Password.com is not published
+/// (so no contract fake can check it) and no server can be run locally to test against.
+const ONEPASSWORD_SDK_REFUSED: &str = "is not supported by this build: 1Password publishes no \
+    Rust SDK and its SDK core (closed source, shipped as WebAssembly or native libraries for \
+    Go, Python and JavaScript) has no documented interface or protocol to build and test a \
+    client on; use the onepassword provider with a 1Password Connect server";
+
 /// Served by this backend: a backend line of [`Backend::of`]. The provider's cargo feature
 /// decides whether the provider value is there at all.
 macro_rules! served {
@@ -217,16 +228,25 @@ impl<'a> Backend<'a> {
             "oracle",
             crate::backends::oracle::Oracle
         );
+        served!(
+            found,
+            keepersecurity,
+            "keepersecurity",
+            "keepersecurity",
+            crate::backends::keepersecurity::KeeperSecurity
+        );
+        if onepassword_sdk.is_some() {
+            let refused = Served::Refused(ONEPASSWORD_SDK_REFUSED);
+            found.push(Backend::without("onepasswordSDK", refused));
+        }
         not_supported!(found,
             ovh => "ovh",
             yandexcertificatemanager => "yandexcertificatemanager",
             yandexlockbox => "yandexlockbox",
-            onepassword_sdk => "onepasswordSDK",
             senhasegura => "senhasegura",
             scaleway => "scaleway",
             previder => "previder",
             onboardbase => "onboardbase",
-            keepersecurity => "keepersecurity",
             conjur => "conjur",
             secretserver => "secretserver",
             chef => "chef",

@@ -219,3 +219,33 @@ fn only_the_fake_provider_is_unmaintained() {
         "not served: no warning"
     );
 }
+
+#[tokio::test]
+async fn onepassword_sdk_stores_are_refused_with_the_reason() {
+    let store = secret_store(SecretStoreProvider {
+        onepassword_sdk: Some(Box::default()),
+        ..SecretStoreProvider::default()
+    });
+    let error = registry()
+        .validate_store(&StoreRef::from(&store))
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Unsupported);
+    assert!(!error.is_temporary());
+    assert!(
+        error
+            .message()
+            .starts_with(r#"provider "onepasswordSDK" is not supported by this build: 1Password publishes no Rust SDK"#),
+        "{error}"
+    );
+    assert!(
+        error
+            .message()
+            .ends_with("use the onepassword provider with a 1Password Connect server")
+    );
+    let error = registry()
+        .new_client(&StoreRef::from(&store), None)
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(error.kind(), ErrorKind::Unsupported);
+}

@@ -36,6 +36,8 @@ pub mod gitlab;
 pub mod ibm;
 #[cfg(feature = "infisical")]
 pub mod infisical;
+#[cfg(feature = "keepersecurity")]
+pub mod keepersecurity;
 #[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 #[cfg(feature = "onepassword")]
@@ -188,6 +190,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(ibm::IbmHarness));
     #[cfg(feature = "oracle")]
     all.push(Box::new(oracle::OracleHarness));
+    #[cfg(feature = "keepersecurity")]
+    all.push(Box::new(keepersecurity::KeeperHarness));
     all
 }
 
