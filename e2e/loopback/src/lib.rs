@@ -213,6 +213,13 @@ impl LoopbackServer {
         self.server.counters.snapshot()
     }
 
+    /// Makes every LIST of `plural` (e.g. `namespaces`) wait `delay` before it is answered, as
+    /// a slow or overloaded API server does at a controller's start (watches and other verbs are
+    /// not delayed); a zero `delay` ends it. For reproducing races on unsynced caches.
+    pub fn delay_lists(&self, plural: &str, delay: Duration) {
+        self.server.delay_lists(plural, delay);
+    }
+
     /// A kube client for this server, built from its kubeconfig.
     pub async fn client(&self) -> anyhow::Result<kube::Client> {
         let kubeconfig = kube::config::Kubeconfig::read_from(&self.kubeconfig)?;

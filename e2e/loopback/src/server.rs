@@ -8,6 +8,7 @@ use crate::state::State;
 use crate::tokens::TokenIssuer;
 use http::{HeaderMap, header};
 use hyper_util::rt::TokioIo;
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -31,6 +32,8 @@ pub(crate) struct Server {
     pub shutdown: watch::Receiver<bool>,
     /// Requests answered, by client, verb and resource.
     pub counters: RequestCounters,
+    /// How long LIST requests of a resource (by plural) wait before they are answered.
+    list_delays: Mutex<HashMap<String, Duration>>,
 }
 
 impl Server {
@@ -52,7 +55,31 @@ impl Server {
             bookmark_interval,
             shutdown,
             counters: RequestCounters::default(),
+            list_delays: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Makes LIST requests of `plural` wait `delay` (zero: answer at once again).
+    pub(crate) fn delay_lists(&self, plural: &str, delay: Duration) {
+        let mut delays = self
+            .list_delays
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if delay.is_zero() {
+            delays.remove(plural);
+        } else {
+            delays.insert(plural.to_owned(), delay);
+        }
+    }
+
+    /// How long a LIST of `plural` waits before it is answered.
+    pub(crate) fn list_delay(&self, plural: &str) -> Duration {
+        self.list_delays
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(plural)
+            .copied()
+            .unwrap_or_default()
     }
 
     /// The state, locked. Handlers never hold it across an await.
