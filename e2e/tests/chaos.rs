@@ -1,0 +1,287 @@
+//! Chaos at CI size (issue 23): `CHAOS_COUNT` ExternalSecrets (default 60, refreshed every
+//! 5 s) sync from a real OpenBao through the fault proxy, served by two replicas under leader
+//! election. Faults in turn: the provider unavailable for a while (503 from the proxy); the
+//! leader killed with SIGKILL while a new batch of ExternalSecrets is syncing (the other
+//! replica takes over once the Lease expires, and the killed one is started again). After
+//! each fault: no Secret lost or emptied (asserted), and the figures the chaos section of
+//! `BENCHMARKS.md` reports (time until all are Ready again, provider calls and the leader's API
+//! requests during recovery) are printed.
+//!
+//! Cluster-agnostic: only the controllers, running on this machine, talk to the proxy.
+
+#[path = "../../providers/tests/support/bao_process.rs"]
+mod bao_process;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use bao_process::{BaoProcess, ROOT_TOKEN};
+use contract_fakes::fault_proxy::{Fault, FaultProxy};
+use e2e::bench::requests_by_method;
+use e2e::harness::{
+    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
+    unique_name, wait_store_ready,
+};
+use external_secrets_crds::v1::{ExternalSecret, ExternalSecretConditionType, SecretStore};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, ListParams, PostParams};
+use serde_json::json;
+
+const WAIT: Duration = Duration::from_secs(180);
+/// How long the provider stays unavailable.
+const OUTAGE: Duration = Duration::from_secs(15);
+
+/// One replica: its process and the name its Lease identity starts with.
+struct Replica {
+    name: &'static str,
+    process: ControllerProcess,
+}
+
+struct Chaos {
+    cluster: TestCluster,
+    namespace: String,
+    class: String,
+    lease: String,
+    proxy: FaultProxy,
+}
+
+impl Chaos {
+    fn secrets(&self) -> Api<Secret> {
+        Api::namespaced(self.cluster.client.clone(), &self.namespace)
+    }
+
+    fn external_secrets(&self) -> Api<ExternalSecret> {
+        Api::namespaced(self.cluster.client.clone(), &self.namespace)
+    }
+
+    async fn start(&self, name: &'static str) -> anyhow::Result<Replica> {
+        let args = [
+            "--enable-leader-election",
+            "--leader-election-id",
+            &self.lease,
+            "--leader-election-namespace",
+            &self.namespace,
+            "--concurrent",
+            "8",
+        ];
+        let process = ControllerProcess::start_with_env(
+            &self.cluster,
+            &self.class,
+            &args,
+            &[("POD_NAME", name)],
+        )
+        .await?;
+        Ok(Replica { name, process })
+    }
+
+    /// The replica name of the Lease holder, once there is one.
+    async fn leader(&self) -> anyhow::Result<String> {
+        let leases: Api<Lease> = Api::namespaced(self.cluster.client.clone(), &self.namespace);
+        eventually(WAIT, "a Lease holder", || async {
+            let holder = leases
+                .get_opt(&self.lease)
+                .await?
+                .and_then(|lease| lease.spec?.holder_identity)
+                .and_then(|holder| Some(holder.split_once('_')?.0.to_owned()));
+            Ok(holder)
+        })
+        .await
+    }
+
+    async fn create_batch(&self, batch: &str, count: usize) -> anyhow::Result<()> {
+        for index in 0..count {
+            let es: ExternalSecret = serde_json::from_value(json!({
+                "apiVersion": "external-secrets.io/v1",
+                "kind": "ExternalSecret",
+                "metadata": {"name": format!("{batch}-{index}")},
+                "spec": {
+                    "refreshInterval": "5s",
+                    "secretStoreRef": {"name": "vault", "kind": "SecretStore"},
+                    "target": {"name": format!("{batch}-{index}")},
+                    "data": [
+                        {"secretKey": "user", "remoteRef": {"key": "app/db", "property": "user"}},
+                        {"secretKey": "password", "remoteRef": {"key": "app/db", "property": "password"}},
+                    ],
+                },
+            }))?;
+            self.external_secrets()
+                .create(&PostParams::default(), &es)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Waits until every ExternalSecret is Ready; returns how long that took.
+    async fn all_ready(&self, what: &str) -> anyhow::Result<Duration> {
+        let started = Instant::now();
+        eventually(WAIT, what, || async {
+            let all = self.external_secrets().list(&ListParams::default()).await?;
+            let ready = all.items.iter().all(|es| {
+                es.status.as_ref().is_some_and(|status| {
+                    status.conditions.iter().any(|c| {
+                        c.r#type == ExternalSecretConditionType::Ready && c.status == "True"
+                    })
+                })
+            });
+            Ok(ready.then_some(()))
+        })
+        .await?;
+        Ok(started.elapsed())
+    }
+
+    /// Target Secrets missing, or without the provider's data, among `names`.
+    async fn lost_or_emptied(&self, names: &[String]) -> anyhow::Result<Vec<String>> {
+        let expected = BTreeMap::from([
+            ("password".to_owned(), "first".to_owned()),
+            ("user".to_owned(), "admin".to_owned()),
+        ]);
+        let mut bad = Vec::new();
+        for name in names {
+            match self.secrets().get_opt(name).await? {
+                Some(secret) if string_data(&secret) == expected => {}
+                _ => bad.push(name.clone()),
+            }
+        }
+        Ok(bad)
+    }
+}
+
+/// The API requests `replica` made so far, by HTTP method.
+async fn api_requests(replica: &Replica) -> BTreeMap<String, f64> {
+    match replica.process.metrics().await {
+        Ok(page) => requests_by_method(&page),
+        Err(_) => BTreeMap::new(),
+    }
+}
+
+fn difference(after: &BTreeMap<String, f64>, before: &BTreeMap<String, f64>) -> String {
+    after
+        .iter()
+        .map(|(method, count)| format!("{method} {}", count - before.get(method).unwrap_or(&0.0)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[tokio::test]
+async fn no_secret_is_lost_under_provider_outage_crash_and_failover() -> anyhow::Result<()> {
+    let count: usize = std::env::var("CHAOS_COUNT")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(60);
+    let bao = BaoProcess::start();
+    let put = bao
+        .cli()
+        .args([
+            "kv",
+            "put",
+            "-mount=secret",
+            "app/db",
+            "user=admin",
+            "password=first",
+        ])
+        .output()?;
+    anyhow::ensure!(
+        put.status.success(),
+        "{}",
+        String::from_utf8_lossy(&put.stderr)
+    );
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "chaos").await?;
+    let chaos = Chaos {
+        proxy: FaultProxy::start(&bao.url, &bao.ca_pem).await?,
+        namespace: namespace.name.clone(),
+        class: unique_name("e2e-chaos"),
+        lease: unique_name("e2e-chaos-lease"),
+        cluster,
+    };
+    let token: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "vault-token"},
+        "stringData": {"token": ROOT_TOKEN},
+    }))?;
+    chaos
+        .secrets()
+        .create(&PostParams::default(), &token)
+        .await?;
+    let stores: Api<SecretStore> = Api::namespaced(chaos.cluster.client.clone(), &chaos.namespace);
+    let store: SecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": "vault"},
+        "spec": {"controller": chaos.class, "provider": {"vault": {
+            "server": chaos.proxy.url, "path": "secret", "version": "v2",
+            "auth": {"tokenSecretRef": {"name": "vault-token", "key": "token"}},
+        }}},
+    }))?;
+    stores.create(&PostParams::default(), &store).await?;
+    let mut replicas = vec![
+        chaos.start("replica-a").await?,
+        chaos.start("replica-b").await?,
+    ];
+    wait_store_ready(&stores, "vault", WAIT).await?;
+
+    chaos.create_batch("first", count).await?;
+    let initial = chaos.all_ready("initial sync").await?;
+    println!("chaos: {count} ExternalSecrets Ready in {initial:?}");
+    let mut names: Vec<String> = (0..count).map(|index| format!("first-{index}")).collect();
+
+    // 1. The provider is unavailable for a while.
+    let leader_name = chaos.leader().await?;
+    let leader = replicas
+        .iter()
+        .find(|r| r.name == leader_name)
+        .expect("the leader runs");
+    let (calls, api) = (chaos.proxy.requests(), api_requests(leader).await);
+    chaos.proxy.set(Fault::Status(503));
+    tokio::time::sleep(OUTAGE).await;
+    assert_eq!(
+        chaos.lost_or_emptied(&names).await?,
+        Vec::<String>::new(),
+        "during the outage"
+    );
+    chaos.proxy.heal();
+    let healed = chaos.all_ready("recovery from the provider outage").await?;
+    assert_eq!(chaos.lost_or_emptied(&names).await?, Vec::<String>::new());
+    println!(
+        "chaos: provider unavailable {OUTAGE:?}: 0 lost, all Ready {healed:?} after healing; \
+         provider calls {}, leader API requests {}",
+        chaos.proxy.requests() - calls,
+        difference(&api_requests(leader).await, &api)
+    );
+
+    // 2. The leader is killed while a new batch syncs; the other replica takes over once the
+    // Lease expires, and the killed one comes back.
+    let leader_name = chaos.leader().await?;
+    let position = replicas
+        .iter()
+        .position(|r| r.name == leader_name)
+        .expect("the leader runs");
+    let killed = replicas.swap_remove(position);
+    let survivor_api = api_requests(&replicas[0]).await;
+    let calls = chaos.proxy.requests();
+    chaos.create_batch("second", count).await?;
+    let crashed = Instant::now();
+    killed.process.kill().await?;
+    replicas.push(chaos.start(killed.name).await?);
+    names.extend((0..count).map(|index| format!("second-{index}")));
+    chaos
+        .all_ready("recovery after the leader was killed")
+        .await?;
+    let failover = crashed.elapsed();
+    let new_leader = chaos.leader().await?;
+    assert_eq!(chaos.lost_or_emptied(&names).await?, Vec::<String>::new());
+    println!(
+        "chaos: leader {leader_name} killed mid-sync ({count} new): 0 lost, all {} Ready {:?} \
+         after the kill (new leader {new_leader}); provider calls {}, survivor API requests {}",
+        names.len(),
+        failover,
+        chaos.proxy.requests() - calls,
+        difference(&api_requests(&replicas[0]).await, &survivor_api)
+    );
+
+    for replica in replicas {
+        replica.process.stop().await?;
+    }
+    namespace.delete().await
+}
