@@ -95,6 +95,9 @@ impl Default for Options {
 /// A running server; dropping it shuts it down (and removes its temporary kubeconfig).
 pub struct LoopbackServer {
     server: Arc<server::Server>,
+    /// The bound address, kept to serve on the same port again after [`Self::restart`].
+    local: SocketAddr,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     kubeconfig: PathBuf,
     temporary_directory: Option<PathBuf>,
     ca_pem: Option<String>,
@@ -170,10 +173,12 @@ impl LoopbackServer {
             options.bookmark_interval,
             shutdown_receiver,
         ));
-        let task = tokio::spawn(server::serve(listener, server.clone(), acceptor));
+        let task = tokio::spawn(server::serve(listener, server.clone(), acceptor.clone()));
         tracing::info!(url = %server.base_url, kubeconfig = %kubeconfig.display(), "loopback API server started");
         Ok(Self {
             server,
+            local,
+            tls: acceptor,
             kubeconfig,
             temporary_directory,
             ca_pem,
@@ -229,6 +234,25 @@ impl LoopbackServer {
         )
         .await?;
         Ok(kube::Client::try_from(config)?)
+    }
+
+    /// Restarts the server as an API server restart looks to clients: every connection and
+    /// watch ends and the port refuses connections for `down`, then it serves again on the
+    /// same address with the same objects (resourceVersions continue).
+    pub async fn restart(&mut self, down: Duration) -> anyhow::Result<()> {
+        let _ = self.shutdown.send(true);
+        self.task.abort();
+        tokio::time::sleep(down).await;
+        let listener = tokio::net::TcpListener::bind(self.local)
+            .await
+            .with_context(|| format!("binding {} again", self.local))?;
+        let _ = self.shutdown.send(false);
+        self.task = tokio::spawn(server::serve(
+            listener,
+            self.server.clone(),
+            self.tls.clone(),
+        ));
+        Ok(())
     }
 
     /// Stops serving and ends every watch.

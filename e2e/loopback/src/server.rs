@@ -28,7 +28,8 @@ pub(crate) struct Server {
     /// `host:port`, for `/api`'s serverAddressByClientCIDRs.
     pub address: String,
     pub bookmark_interval: Duration,
-    /// Flips to true at shutdown; watches end.
+    /// True while the server is down (shut down, or restarting); connections and watches end
+    /// when it turns true.
     pub shutdown: watch::Receiver<bool>,
     /// Requests answered, by client, verb and resource.
     pub counters: RequestCounters,
@@ -114,6 +115,11 @@ impl Server {
     }
 }
 
+/// Completes once the server is down (at once if it is already).
+pub(crate) async fn stopped(shutdown: &mut watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|stop| *stop).await.is_ok();
+}
+
 /// Accepts connections until shutdown.
 pub(crate) async fn serve(listener: TcpListener, server: Arc<Server>, tls: Option<TlsAcceptor>) {
     let mut shutdown = server.shutdown.clone();
@@ -135,7 +141,7 @@ pub(crate) async fn serve(listener: TcpListener, server: Arc<Server>, tls: Optio
                     }
                 });
             }
-            _ = shutdown.changed() => break,
+            _ = stopped(&mut shutdown) => break,
         }
     }
 }
@@ -159,7 +165,7 @@ where
                 tracing::debug!(%error, "connection ended with an error");
             }
         }
-        _ = shutdown.changed() => {
+        _ = stopped(&mut shutdown) => {
             connection.as_mut().graceful_shutdown();
             let _ = tokio::time::timeout(Duration::from_secs(1), connection).await;
         }
