@@ -14,11 +14,12 @@
 
 #[path = "../../providers/tests/support/bao_process.rs"]
 mod bao_process;
+#[path = "support/faulty_vault.rs"]
+mod faulty_vault;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use bao_process::{BaoProcess, ROOT_TOKEN};
 use contract_fakes::fault_proxy::{Fault, FaultProxy};
 use e2e::bench::requests_by_method;
 use e2e::harness::{
@@ -64,39 +65,27 @@ impl Chaos {
     /// A namespace with the Vault store (reaching OpenBao through the proxy) and its token.
     async fn setup(
         cluster: TestCluster,
-        bao: &BaoProcess,
+        proxy: FaultProxy,
     ) -> anyhow::Result<(Self, TestNamespace)> {
         install_crds(&cluster.client).await?;
         let namespace = TestNamespace::create(&cluster, "chaos").await?;
         let chaos = Chaos {
-            proxy: FaultProxy::start(&bao.url, &bao.ca_pem).await?,
+            proxy,
             namespace: namespace.name.clone(),
             class: unique_name("e2e-chaos"),
             lease: unique_name("e2e-chaos-lease"),
             refresh: std::env::var("CHAOS_REFRESH").unwrap_or_else(|_| "5s".to_owned()),
             cluster,
         };
-        let token: Secret = serde_json::from_value(json!({
-            "metadata": {"name": "vault-token"},
-            "stringData": {"token": ROOT_TOKEN},
-        }))?;
-        chaos
-            .secrets()
-            .create(&PostParams::default(), &token)
-            .await?;
-        let store: SecretStore = serde_json::from_value(json!({
-            "apiVersion": "external-secrets.io/v1",
-            "kind": "SecretStore",
-            "metadata": {"name": "vault"},
-            "spec": {"controller": chaos.class, "provider": {"vault": {
-                "server": chaos.proxy.url, "path": "secret", "version": "v2",
-                "auth": {"tokenSecretRef": {"name": "vault-token", "key": "token"}},
-            }}},
-        }))?;
-        chaos
-            .stores()
-            .create(&PostParams::default(), &store)
-            .await?;
+        let client = chaos.cluster.client.clone();
+        faulty_vault::create_store(
+            &client,
+            &chaos.namespace,
+            &chaos.class,
+            &chaos.proxy,
+            json!({}),
+        )
+        .await?;
         Ok((chaos, namespace))
     }
 
@@ -225,34 +214,12 @@ fn chaos_count() -> usize {
         .unwrap_or(60)
 }
 
-/// OpenBao with the secret every ExternalSecret reads.
-fn start_bao() -> anyhow::Result<BaoProcess> {
-    let bao = BaoProcess::start();
-    let put = bao
-        .cli()
-        .args([
-            "kv",
-            "put",
-            "-mount=secret",
-            "app/db",
-            "user=admin",
-            "password=first",
-        ])
-        .output()?;
-    anyhow::ensure!(
-        put.status.success(),
-        "{}",
-        String::from_utf8_lossy(&put.stderr)
-    );
-    Ok(bao)
-}
-
 #[tokio::test]
 async fn no_secret_is_lost_under_provider_outage_crash_and_failover() -> anyhow::Result<()> {
     let count = chaos_count();
-    let bao = start_bao()?;
+    let (_bao, proxy) = faulty_vault::start().await?;
     let cluster = TestCluster::connect().await?;
-    let (chaos, namespace) = Chaos::setup(cluster, &bao).await?;
+    let (chaos, namespace) = Chaos::setup(cluster, proxy).await?;
     let mut replicas = vec![
         chaos.start("replica-a", true).await?,
         chaos.start("replica-b", true).await?,
@@ -311,11 +278,13 @@ async fn no_secret_is_lost_under_provider_outage_crash_and_failover() -> anyhow:
     assert_eq!(chaos.lost_or_emptied(&names).await?, Vec::<String>::new());
     println!(
         "chaos: leader {leader_name} killed mid-sync ({count} new): 0 lost, all {} Ready {:?} \
-         after the kill (new leader {new_leader}); provider calls {}, survivor API requests {}",
+         after the kill (new leader {new_leader}); provider calls {}, API requests of the \
+         survivor {} and of the restarted replica {}",
         names.len(),
         failover,
         chaos.proxy.requests() - calls,
-        difference(&api_requests(&replicas[0]).await, &survivor_api)
+        difference(&api_requests(&replicas[0]).await, &survivor_api),
+        difference(&api_requests(&replicas[1]).await, &BTreeMap::new())
     );
 
     for replica in replicas {
@@ -331,14 +300,14 @@ async fn no_secret_is_lost_under_provider_outage_crash_and_failover() -> anyhow:
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_secret_is_lost_when_the_api_server_restarts() -> anyhow::Result<()> {
     let count = chaos_count();
-    let bao = start_bao()?;
+    let (_bao, proxy) = faulty_vault::start().await?;
     let mut server = LoopbackServer::start(Options::default()).await?;
     let cluster = TestCluster {
         client: server.client().await?,
         kubeconfig: server.kubeconfig_path().to_path_buf(),
         loopback: true,
     };
-    let (chaos, _namespace) = Chaos::setup(cluster, &bao).await?;
+    let (chaos, _namespace) = Chaos::setup(cluster, proxy).await?;
     let replica = chaos.start("replica-a", false).await?;
     chaos.wait_store().await?;
     chaos.create_batch("first", count).await?;

@@ -12,12 +12,14 @@
 
 #[path = "../../providers/tests/support/bao_process.rs"]
 mod bao_process;
+#[path = "support/faulty_vault.rs"]
+mod faulty_vault;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use bao_process::{BaoProcess, ROOT_TOKEN};
-use contract_fakes::fault_proxy::{Fault, FaultProxy};
+use bao_process::BaoProcess;
+use contract_fakes::fault_proxy::Fault;
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
     unique_name, wait_store_ready,
@@ -29,6 +31,9 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(60);
+/// How long recovery may take: an ExternalSecret failing several times in a row waits up to
+/// the per-object backoff's cap (5 minutes plus 10 % jitter) before its next try.
+const RECOVERY_WAIT: Duration = Duration::from_secs(340);
 /// A hung request ends at the Vault client's own 60 s timeout; the error shows after it.
 const HANG_WAIT: Duration = Duration::from_secs(180);
 
@@ -169,25 +174,6 @@ impl Objects {
     }
 }
 
-/// The Vault store, reaching OpenBao only through `proxy`, trying each call once.
-fn store(class: &str, proxy: &FaultProxy) -> anyhow::Result<SecretStore> {
-    Ok(serde_json::from_value(json!({
-        "apiVersion": "external-secrets.io/v1",
-        "kind": "SecretStore",
-        "metadata": {"name": "vault"},
-        "spec": {
-            "controller": class,
-            "retrySettings": {"maxRetries": 0, "retryInterval": "1s"},
-            "provider": {"vault": {
-                "server": proxy.url,
-                "path": "secret",
-                "version": "v2",
-                "auth": {"tokenSecretRef": {"name": "vault-token", "key": "token"}},
-            }},
-        },
-    }))?)
-}
-
 /// The ExternalSecrets of [`POLICIES`]; the targets of `Merge` and `None` exist beforehand
 /// with a key of their own.
 async fn create_external_secrets(objects: &Objects) -> anyhow::Result<()> {
@@ -227,20 +213,7 @@ async fn create_external_secrets(objects: &Objects) -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn provider_faults_leave_every_secret_untouched_and_recover() -> anyhow::Result<()> {
-    let bao = BaoProcess::start();
-    bao_json(
-        &bao,
-        &[
-            "kv",
-            "put",
-            "-format=json",
-            "-mount=secret",
-            "app/db",
-            "user=admin",
-            "password=first",
-        ],
-    )?;
-    let proxy = FaultProxy::start(&bao.url, &bao.ca_pem).await?;
+    let (bao, proxy) = faulty_vault::start().await?;
     let cluster = TestCluster::connect().await?;
     install_crds(&cluster.client).await?;
     let namespace = TestNamespace::create(&cluster, "faults").await?;
@@ -260,18 +233,10 @@ async fn provider_faults_leave_every_secret_untouched_and_recover() -> anyhow::R
         push_secrets: Api::namespaced(client.clone(), &namespace.name),
         secrets: Api::namespaced(client.clone(), &namespace.name),
     };
-    let token: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "vault-token"},
-        "stringData": {"token": ROOT_TOKEN},
-    }))?;
-    objects
-        .secrets
-        .create(&PostParams::default(), &token)
-        .await?;
+    // Each call tried once: a fault shows in the status at once.
+    let retry = json!({"retrySettings": {"maxRetries": 0, "retryInterval": "1s"}});
+    faulty_vault::create_store(&client, &namespace.name, &class, &proxy, retry).await?;
     let stores: Api<SecretStore> = Api::namespaced(client.clone(), &namespace.name);
-    stores
-        .create(&PostParams::default(), &store(&class, &proxy)?)
-        .await?;
     wait_store_ready(&stores, "vault", WAIT)
         .await
         .map_err(|error| error.context(controller.log()))?;
@@ -342,7 +307,12 @@ async fn provider_faults_leave_every_secret_untouched_and_recover() -> anyhow::R
         // Recovery needs no help: failed objects back off and try again by themselves.
         proxy.heal();
         objects
-            .wait_all("True", WAIT, &format!("recovery from {what}"), &controller)
+            .wait_all(
+                "True",
+                RECOVERY_WAIT,
+                &format!("recovery from {what}"),
+                &controller,
+            )
             .await?;
         assert_eq!(
             objects.targets().await?,
