@@ -39,7 +39,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use external_secrets_crds::generators::ClusterGenerator;
 use external_secrets_crds::v1::{GeneratorRef, GeneratorRefKind};
-use external_secrets_providers::credentials::{CredentialResolver, KubeSecretSource, SecretSource};
+use external_secrets_providers::credentials::{
+    CredentialResolver, KubeSecretSource, OperatorIdentity, SecretSource,
+};
 use external_secrets_providers::{ProviderError, SecretMap, StoreId};
 use kube::api::{Api, ApiResource, DynamicObject};
 use serde::de::DeserializeOwned;
@@ -151,17 +153,29 @@ pub trait GeneratorSource: Send + Sync {
 
     /// Where the Secrets a generator's spec refers to are read.
     fn credentials(&self) -> Arc<dyn SecretSource>;
+
+    /// Whether namespaced generators may fall back to the operator's own identity (the AWS
+    /// default chain of ECRAuthorizationToken and STSSessionToken, and the like):
+    /// `--deny-operator-identity` refuses it, as for SecretStores. Upstream allows it.
+    fn operator_identity(&self) -> OperatorIdentity {
+        OperatorIdentity::Allowed
+    }
 }
 
 /// Generator objects read from the Kubernetes API.
 pub struct KubeGenerators {
     client: kube::Client,
+    operator_identity: OperatorIdentity,
 }
 
 impl KubeGenerators {
-    /// Reads with `client` (the operator's identity).
-    pub fn new(client: kube::Client) -> Self {
-        Self { client }
+    /// Reads with `client` (the operator's identity); namespaced generators authenticate
+    /// under `operator_identity` (the stores' policy).
+    pub fn new(client: kube::Client, operator_identity: OperatorIdentity) -> Self {
+        Self {
+            client,
+            operator_identity,
+        }
     }
 }
 
@@ -186,6 +200,10 @@ impl GeneratorSource for KubeGenerators {
 
     fn credentials(&self) -> Arc<dyn SecretSource> {
         Arc::new(KubeSecretSource::new(self.client.clone()))
+    }
+
+    fn operator_identity(&self) -> OperatorIdentity {
+        self.operator_identity
     }
 }
 
@@ -220,8 +238,12 @@ pub async fn generate(
         Some(namespace.to_owned()),
     );
     match reference.kind {
+        // Written by the cluster administrator, as a ClusterSecretStore: keeps the fallback.
         GeneratorRefKind::ClusterGenerator => cluster_generate(spec, credentials).await,
-        kind => generator(kind)?.generate_json(spec, credentials).await,
+        kind => {
+            let credentials = credentials.with_operator_identity(source.operator_identity());
+            generator(kind)?.generate_json(spec, credentials).await
+        }
     }
 }
 
@@ -298,6 +320,43 @@ mod tests {
         fn credentials(&self) -> Arc<dyn SecretSource> {
             Arc::new(external_secrets_providers::credentials::MemorySecretSource::default())
         }
+    }
+
+    /// [`Objects`] under `--deny-operator-identity`.
+    struct Denying(Objects);
+
+    #[async_trait]
+    impl GeneratorSource for Denying {
+        async fn object(
+            &self,
+            namespace: &str,
+            reference: &GeneratorRef,
+        ) -> Result<Option<Value>, Error> {
+            self.0.object(namespace, reference).await
+        }
+
+        fn credentials(&self) -> Arc<dyn SecretSource> {
+            self.0.credentials()
+        }
+
+        fn operator_identity(&self) -> OperatorIdentity {
+            OperatorIdentity::DeniedToSecretStores
+        }
+    }
+
+    /// A namespaced STSSessionToken without `auth` would use the pod's AWS identity: refused
+    /// under the flag before any AWS call. (ClusterGenerators keep the fallback; not called
+    /// here, as that would reach for real AWS credentials.)
+    #[tokio::test]
+    async fn namespaced_generators_may_be_denied_the_operators_identity() {
+        let objects = Denying(Objects(
+            [("sts".to_owned(), json!({"spec": {"region": "eu-west-1"}}))].into(),
+        ));
+        let denied = generate(&objects, "team", &reference("STSSessionToken", "sts"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(denied.contains("--deny-operator-identity"), "{denied}");
     }
 
     fn reference(kind: &str, name: &str) -> GeneratorRef {

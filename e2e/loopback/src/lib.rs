@@ -97,6 +97,9 @@ impl Default for Options {
 /// A running server; dropping it shuts it down (and removes its temporary kubeconfig).
 pub struct LoopbackServer {
     server: Arc<server::Server>,
+    /// The bound address, kept to serve on the same port again after [`Self::restart`].
+    local: SocketAddr,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     kubeconfig: PathBuf,
     temporary_directory: Option<PathBuf>,
     ca_pem: Option<String>,
@@ -172,10 +175,12 @@ impl LoopbackServer {
             options.bookmark_interval,
             shutdown_receiver,
         ));
-        let task = tokio::spawn(server::serve(listener, server.clone(), acceptor));
+        let task = tokio::spawn(server::serve(listener, server.clone(), acceptor.clone()));
         tracing::info!(url = %server.base_url, kubeconfig = %kubeconfig.display(), "loopback API server started");
         Ok(Self {
             server,
+            local,
+            tls: acceptor,
             kubeconfig,
             temporary_directory,
             ca_pem,
@@ -215,6 +220,13 @@ impl LoopbackServer {
         self.server.counters.snapshot()
     }
 
+    /// Makes every LIST of `plural` (e.g. `namespaces`) wait `delay` before it is answered, as
+    /// a slow or overloaded API server does at a controller's start (watches and other verbs are
+    /// not delayed); a zero `delay` ends it. For reproducing races on unsynced caches.
+    pub fn delay_lists(&self, plural: &str, delay: Duration) {
+        self.server.delay_lists(plural, delay);
+    }
+
     /// A kube client for this server, built from its kubeconfig.
     pub async fn client(&self) -> anyhow::Result<kube::Client> {
         let kubeconfig = kube::config::Kubeconfig::read_from(&self.kubeconfig)?;
@@ -224,6 +236,25 @@ impl LoopbackServer {
         )
         .await?;
         Ok(kube::Client::try_from(config)?)
+    }
+
+    /// Restarts the server as an API server restart looks to clients: every connection and
+    /// watch ends and the port refuses connections for `down`, then it serves again on the
+    /// same address with the same objects (resourceVersions continue).
+    pub async fn restart(&mut self, down: Duration) -> anyhow::Result<()> {
+        let _ = self.shutdown.send(true);
+        self.task.abort();
+        tokio::time::sleep(down).await;
+        let listener = tokio::net::TcpListener::bind(self.local)
+            .await
+            .with_context(|| format!("binding {} again", self.local))?;
+        let _ = self.shutdown.send(false);
+        self.task = tokio::spawn(server::serve(
+            listener,
+            self.server.clone(),
+            self.tls.clone(),
+        ));
+        Ok(())
     }
 
     /// Stops serving and ends every watch.

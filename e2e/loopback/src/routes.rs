@@ -171,6 +171,11 @@ async fn resource(
         )?),
         (&Method::GET, None, None) => {
             let selection = Selection::parse(&info, namespace, &query)?;
+            // A slow API server: the list answers late, with what is there by then.
+            let delay = server.list_delay(&info.plural);
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
             let page = server.lock().list(
                 &info,
                 &selection,

@@ -8,6 +8,7 @@ use crate::state::State;
 use crate::tokens::TokenIssuer;
 use http::{HeaderMap, header};
 use hyper_util::rt::TokioIo;
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -27,10 +28,13 @@ pub(crate) struct Server {
     /// `host:port`, for `/api`'s serverAddressByClientCIDRs.
     pub address: String,
     pub bookmark_interval: Duration,
-    /// Flips to true at shutdown; watches end.
+    /// True while the server is down (shut down, or restarting); connections and watches end
+    /// when it turns true.
     pub shutdown: watch::Receiver<bool>,
     /// Requests answered, by client, verb and resource.
     pub counters: RequestCounters,
+    /// How long LIST requests of a resource (by plural) wait before they are answered.
+    list_delays: Mutex<HashMap<String, Duration>>,
 }
 
 impl Server {
@@ -52,7 +56,31 @@ impl Server {
             bookmark_interval,
             shutdown,
             counters: RequestCounters::default(),
+            list_delays: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Makes LIST requests of `plural` wait `delay` (zero: answer at once again).
+    pub(crate) fn delay_lists(&self, plural: &str, delay: Duration) {
+        let mut delays = self
+            .list_delays
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if delay.is_zero() {
+            delays.remove(plural);
+        } else {
+            delays.insert(plural.to_owned(), delay);
+        }
+    }
+
+    /// How long a LIST of `plural` waits before it is answered.
+    pub(crate) fn list_delay(&self, plural: &str) -> Duration {
+        self.list_delays
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(plural)
+            .copied()
+            .unwrap_or_default()
     }
 
     /// The state, locked. Handlers never hold it across an await.
@@ -87,6 +115,11 @@ impl Server {
     }
 }
 
+/// Completes once the server is down (at once if it is already).
+pub(crate) async fn stopped(shutdown: &mut watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|stop| *stop).await.is_ok();
+}
+
 /// Accepts connections until shutdown.
 pub(crate) async fn serve(listener: TcpListener, server: Arc<Server>, tls: Option<TlsAcceptor>) {
     let mut shutdown = server.shutdown.clone();
@@ -108,7 +141,7 @@ pub(crate) async fn serve(listener: TcpListener, server: Arc<Server>, tls: Optio
                     }
                 });
             }
-            _ = shutdown.changed() => break,
+            _ = stopped(&mut shutdown) => break,
         }
     }
 }
@@ -132,7 +165,7 @@ where
                 tracing::debug!(%error, "connection ended with an error");
             }
         }
-        _ = shutdown.changed() => {
+        _ = stopped(&mut shutdown) => {
             connection.as_mut().graceful_shutdown();
             let _ = tokio::time::timeout(Duration::from_secs(1), connection).await;
         }

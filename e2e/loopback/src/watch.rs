@@ -144,7 +144,7 @@ async fn run(server: Arc<Server>, request: WatchRequest, sender: mpsc::Sender<By
                 }
             }
             _ = tokio::time::sleep_until(deadline) => return,
-            _ = shutdown.changed() => return,
+            _ = crate::server::stopped(&mut shutdown) => return,
             _ = sender.closed() => return,
         }
     }

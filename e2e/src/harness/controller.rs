@@ -112,6 +112,13 @@ impl ControllerProcess {
         Ok(status)
     }
 
+    /// Kills the process with SIGKILL (a crash or an evicted pod: no clean shutdown, no
+    /// Lease release) and waits for it to be gone.
+    pub async fn kill(mut self) -> anyhow::Result<()> {
+        self.child.kill().await.context("killing the controller")?;
+        Ok(())
+    }
+
     async fn wait_ready(&mut self) -> anyhow::Result<()> {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
         loop {

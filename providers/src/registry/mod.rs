@@ -86,6 +86,11 @@ impl Registry {
         self
     }
 
+    /// The policy its clients' credentials are under (generators follow it too).
+    pub fn operator_identity(&self) -> OperatorIdentity {
+        self.operator_identity
+    }
+
     /// Checks a store statically: one backend, available in this build, valid configuration.
     pub fn validate_store<'a>(&self, store: &StoreRef<'a>) -> Result<Backend<'a>> {
         let backend = Backend::of(&store.spec.provider)?;

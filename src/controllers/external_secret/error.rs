@@ -152,7 +152,11 @@ impl Error {
         }
     }
 
-    /// Whether retrying with backoff may help; permanent errors wait for a change.
+    /// Whether retrying with backoff may help; permanent errors wait for a change. Every
+    /// provider error backs off, whatever its kind: a provider's answer (a revoked token, a
+    /// 403, a garbled body) changes without any object changing, so waiting for a change
+    /// would leave the ExternalSecret failed after the provider recovered (upstream requeues
+    /// every error with controller-runtime's backoff).
     pub fn is_temporary(&self) -> bool {
         match self {
             Error::RefreshInterval(_)
@@ -167,8 +171,37 @@ impl Error {
             | Error::ImmutableTarget
             | Error::Encode(_) => false,
             Error::Store(error) => error.is_temporary(),
-            Error::Provider { source, .. } => source.is_temporary(),
-            Error::TemplateSource(_) | Error::Generator { .. } | Error::Kube(_) => true,
+            Error::Provider { .. }
+            | Error::TemplateSource(_)
+            | Error::Generator { .. }
+            | Error::Kube(_) => true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use external_secrets_providers::ErrorKind;
+
+    /// A provider that refused (401/403), answered garbage or said "no such request" today
+    /// may answer tomorrow without the ExternalSecret changing: every kind backs off.
+    #[test]
+    fn provider_errors_of_every_kind_back_off() {
+        for kind in [
+            ErrorKind::PermissionDenied,
+            ErrorKind::InvalidData,
+            ErrorKind::InvalidConfig,
+            ErrorKind::InvalidRequest,
+            ErrorKind::NotFound,
+            ErrorKind::Unavailable,
+        ] {
+            let error = Error::Provider {
+                what: "spec.data[0]".into(),
+                source: ProviderError::new(kind, "refused"),
+            };
+            assert!(error.is_temporary(), "{kind}");
+        }
+        assert!(!Error::MissingStoreRef.is_temporary());
     }
 }

@@ -39,7 +39,10 @@ pub async fn read_provider_data(
 ) -> Result<SecretData, ReadFailure> {
     let shared = &context.shared;
     let namespaces = NamespaceLabels::Cluster(Box::new(Api::all(shared.client.clone())));
-    let generators = KubeGenerators::new(shared.client.clone());
+    let generators = KubeGenerators::new(
+        shared.client.clone(),
+        shared.clients.registry().operator_identity(),
+    );
     let reader = Reader {
         stores: &context.stores,
         clients: &shared.clients,

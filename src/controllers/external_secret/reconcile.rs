@@ -304,7 +304,10 @@ async fn skip(es: &ExternalSecret, references: &[SecretStoreRef], context: &EsCo
     if foreign_store {
         return true;
     }
-    let source = KubeGenerators::new(context.shared.client.clone());
+    let source = KubeGenerators::new(
+        context.shared.client.clone(),
+        context.shared.clients.registry().operator_identity(),
+    );
     let generators = es
         .spec
         .data_from

@@ -258,7 +258,8 @@ impl Error {
 
     /// Whether retrying with backoff may help. Permanent: a spec that only an edit of the
     /// PushSecret fixes (which triggers a reconcile anyway). Everything that depends on
-    /// source Secrets (not watched), stores or providers is retried.
+    /// source Secrets (not watched), stores or providers is retried: a provider's answer of any
+    /// kind (a 401 from a token revoked for a while) can change without any object changing.
     pub fn is_temporary(&self) -> bool {
         match self {
             Error::RefreshInterval(_)
@@ -269,9 +270,6 @@ impl Error {
             Error::Push(PushError::Client(client))
             | Error::DeleteStale(DeleteError::Client(client))
             | Error::Cleanup(DeleteError::Client(client)) => client.source.is_temporary(),
-            Error::Push(PushError::Exists(source) | PushError::Write { source, .. })
-            | Error::DeleteStale(DeleteError::Provider(source))
-            | Error::Cleanup(DeleteError::Provider(source)) => source.is_temporary(),
             Error::DataToSelector(_)
             | Error::StoreNotFound { .. }
             | Error::StoreLookup(_)

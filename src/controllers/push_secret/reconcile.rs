@@ -352,6 +352,15 @@ mod tests {
                 name: "store".into(),
             },
             Error::Push(super::super::error::PushError::Exists(unavailable)),
+            // A provider refusing today (a revoked token) may accept tomorrow.
+            Error::Push(super::super::error::PushError::Write {
+                key: "password".into(),
+                store: "vault".into(),
+                source: external_secrets_providers::ProviderError::new(
+                    external_secrets_providers::ErrorKind::PermissionDenied,
+                    "permission denied",
+                ),
+            }),
         ];
         for error in temporary {
             assert!(error.is_temporary(), "{error}");

@@ -48,7 +48,10 @@ async fn generated(
     namespace: &str,
     reference: &GeneratorRef,
 ) -> Result<Vec<Secret>, SourceError> {
-    let source = KubeGenerators::new(context.shared.client.clone());
+    let source = KubeGenerators::new(
+        context.shared.client.clone(),
+        context.shared.clients.registry().operator_identity(),
+    );
     let generated = generators::generate(&source, namespace, reference)
         .await
         .map_err(SourceError::Generator)?;

@@ -51,12 +51,36 @@ impl Error {
     }
 
     /// Whether retrying with backoff may help; permanent errors wait for a change of the store.
+    /// A client that cannot be built from the store is as temporary as its cause says; a
+    /// validation call the provider refused is always retried, since the provider's answer (a
+    /// 401 or 403 while a token is revoked, an outage reported as a bad answer) changes without
+    /// the store changing, and the store must not stay not-Ready after the provider recovered.
     pub fn is_temporary(&self) -> bool {
         match self {
-            Error::Client { source, .. } | Error::Validation { source, .. } => {
-                source.is_temporary()
-            }
-            Error::PatchStatus { .. } | Error::Finalizer { .. } => true,
+            Error::Client { source, .. } => source.is_temporary(),
+            Error::Validation { .. } | Error::PatchStatus { .. } | Error::Finalizer { .. } => true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use external_secrets_providers::ErrorKind;
+
+    #[test]
+    fn refused_validations_are_retried_and_unbuildable_clients_wait() {
+        let store = StoreId::secret_store("default", "store");
+        let denied = ProviderError::new(ErrorKind::PermissionDenied, "permission denied");
+        let validation = Error::Validation {
+            store: store.clone(),
+            source: denied,
+        };
+        assert!(validation.is_temporary());
+        let client = Error::Client {
+            store,
+            source: ProviderError::invalid_config("unsupported"),
+        };
+        assert!(!client.is_temporary());
     }
 }
