@@ -22,7 +22,7 @@ use bao_process::BaoProcess;
 use contract_fakes::fault_proxy::Fault;
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, install_crds,
-    unique_name, wait_store_ready,
+    unique_name, wait_for_store_released, wait_store_ready,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use external_secrets_crds::v1alpha1::PushSecret;
@@ -363,6 +363,7 @@ async fn provider_faults_leave_every_secret_untouched_and_recover() -> anyhow::R
     })
     .await
     .map_err(|error| error.context(controller.log()))?;
+    wait_for_store_released(&stores, "vault", &controller).await?;
     controller.stop().await?;
     namespace.delete().await
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+    wait_for_store_released,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use external_secrets_crds::v1alpha1::PushSecret;
@@ -157,6 +158,8 @@ async fn secrets_of_another_namespace_sync_and_receive_pushes() -> anyhow::Resul
     })
     .await
     .map_err(|error| error.context(controller.log()))?;
+    let stores: Api<SecretStore> = Api::namespaced(cluster.client.clone(), &app.name);
+    wait_for_store_released(&stores, "other-namespace", &controller).await?;
 
     controller.stop().await?;
     app.delete().await?;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, unique_name,
+    wait_for_store_released,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use external_secrets_crds::v1alpha1::PushSecret;
@@ -267,6 +268,8 @@ async fn push_read_back_policies_and_cleanup() -> anyhow::Result<()> {
     let (_, value) = read_back(&cluster, &namespace.name, "/configured/key", &controller).await?;
     assert_eq!(value.as_deref(), Some("not-pushed"));
 
+    let stores: Api<SecretStore> = Api::namespaced(client.clone(), &namespace.name);
+    wait_for_store_released(&stores, "store", &controller).await?;
     controller.stop().await?;
     other.delete().await?;
     namespace.delete().await
@@ -396,6 +399,8 @@ async fn a_deleted_source_takes_what_it_pushed_with_it_under_delete() -> anyhow:
         Ok(api.get_opt("follows-source").await?.is_none().then_some(()))
     })
     .await?;
+    let stores: Api<SecretStore> = Api::namespaced(client.clone(), &namespace.name);
+    wait_for_store_released(&stores, "store", &controller).await?;
     controller.stop().await?;
     namespace.delete().await
 }
