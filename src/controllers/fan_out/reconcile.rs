@@ -11,7 +11,7 @@ use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::Action;
 use kube::runtime::finalizer::{self, Event};
-use kube::runtime::reflector::Store;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
@@ -135,8 +135,8 @@ async fn apply<T: ClusterTemplate>(
     let mut provisioned = Vec::new();
     for namespace in &targets {
         if let Some(finalizer) = &finalizer
-            && let Some(meta) = namespaces.iter().find(|meta| meta.name_any() == *namespace)
-            && let Err(error) = namespace_finalizers::hold(client, meta, finalizer).await
+            && let Some(meta) = context.namespaces.get(&ObjectRef::new(namespace))
+            && let Err(error) = namespace_finalizers::hold(client, &meta, finalizer).await
         {
             failed.insert(
                 namespace.clone(),
