@@ -39,6 +39,8 @@ pub mod onepassword;
 pub mod openbao;
 #[cfg(feature = "oracle")]
 pub mod oracle;
+#[cfg(feature = "secretserver")]
+pub mod secretserver;
 #[cfg(feature = "vault")]
 pub mod vault;
 #[cfg(feature = "webhook")]

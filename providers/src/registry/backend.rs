@@ -235,6 +235,13 @@ impl<'a> Backend<'a> {
             "keepersecurity",
             crate::backends::keepersecurity::KeeperSecurity
         );
+        served!(
+            found,
+            secretserver,
+            "secretserver",
+            "secretserver",
+            crate::backends::secretserver::SecretServer
+        );
         if onepassword_sdk.is_some() {
             let refused = Served::Refused(ONEPASSWORD_SDK_REFUSED);
             found.push(Backend::without("onepasswordSDK", refused));
@@ -248,7 +255,6 @@ impl<'a> Backend<'a> {
             previder => "previder",
             onboardbase => "onboardbase",
             conjur => "conjur",
-            secretserver => "secretserver",
             chef => "chef",
             pulumi => "pulumi",
             fortanix => "fortanix",
