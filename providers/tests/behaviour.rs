@@ -19,6 +19,7 @@ fn text(value: SecretValue) -> String {
 fn push(harness: &dyn support::Harness, remote_key: &str, value: &str) -> PushRequest {
     PushRequest {
         remote_ref: harness.push_ref(remote_key),
+        metadata: harness.push_metadata(),
         ..PushRequest::single(
             [("source".to_owned(), SecretValue::from(value))].into(),
             "source",
@@ -47,6 +48,7 @@ async fn at_least_one_provider_is_tested_when_any_is_compiled() {
             feature = "doppler",
             feature = "gitlab",
             feature = "delinea",
+            feature = "secretserver",
             feature = "bitwardensecretsmanager",
             feature = "github"
         ))

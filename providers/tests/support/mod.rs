@@ -44,6 +44,8 @@ pub mod kubernetes;
 pub mod onepassword;
 #[cfg(feature = "oracle")]
 pub mod oracle;
+#[cfg(feature = "secretserver")]
+pub mod secretserver;
 #[cfg(feature = "vault")]
 pub mod vault;
 #[cfg(feature = "webhook")]
@@ -124,6 +126,12 @@ pub trait Harness: Send + Sync {
         }
     }
 
+    /// The PushSecret metadata the suite's pushes carry (most: none; Secret Server needs a
+    /// folder and a template to create a secret).
+    fn push_metadata(&self) -> Option<serde_json::Value> {
+        None
+    }
+
     /// What the backend's stores can do (most: read and write); a backend that cannot write
     /// must refuse pushes as `Unsupported`.
     fn capabilities(&self) -> Capabilities {
@@ -192,6 +200,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(oracle::OracleHarness));
     #[cfg(feature = "keepersecurity")]
     all.push(Box::new(keepersecurity::KeeperHarness));
+    #[cfg(feature = "secretserver")]
+    all.push(Box::new(secretserver::SecretServerHarness::new()));
     all
 }
 

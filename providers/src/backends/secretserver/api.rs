@@ -408,7 +408,7 @@ impl Api {
         let status = response.status();
         let bytes = read_body(response, MAX_BODY_BYTES, action).await?;
         if !status.is_success() {
-            return Err(error::status(action, status, &bytes));
+            return Err(error::token_status(action, status, &bytes));
         }
         serde_json::from_slice(&bytes).map_err(|failure| bad_answer(action, &failure))
     }

@@ -31,6 +31,23 @@ pub fn status(action: &str, status: StatusCode, body: &[u8]) -> ProviderError {
     ProviderError::new(kind, format!("{action}: {status}: {text}"))
 }
 
+/// An error answer of a token endpoint: OAuth's `invalid_grant`/`invalid_client` (400) are
+/// refused credentials.
+pub fn token_status(action: &str, code: StatusCode, body: &[u8]) -> ProviderError {
+    let refused = code == StatusCode::BAD_REQUEST
+        && serde_json::from_slice::<serde_json::Value>(body).is_ok_and(|answer| {
+            matches!(
+                answer["error"].as_str(),
+                Some("invalid_grant" | "invalid_client")
+            )
+        });
+    let failure = status(action, code, body);
+    if refused {
+        return ProviderError::permission_denied(failure.message());
+    }
+    failure
+}
+
 /// A name search without a match.
 pub fn no_matching_secrets() -> ProviderError {
     ProviderError::not_found(NO_MATCHING_SECRETS)
