@@ -358,37 +358,45 @@ impl Api {
         Ok((token, base))
     }
 
-    /// Whether the server is the Delinea Platform (else Secret Server); upstream's message
-    /// when it answers as neither.
+    /// Whether the server is the Delinea Platform (else Secret Server). When it answers as
+    /// neither: the first probe's transport failure (a TLS or connection error says more than
+    /// upstream's "invalid URL"), else upstream's message.
     async fn probe(&self) -> Result<bool> {
-        if self.healthy("api/v1/healthcheck").await {
+        let secret_server = self.healthy("api/v1/healthcheck").await;
+        if matches!(secret_server, Ok(true)) {
             return Ok(false);
         }
-        if self.healthy("health").await {
+        if matches!(self.healthy("health").await, Ok(true)) {
             return Ok(true);
         }
-        Err(ProviderError::unavailable(
-            "invalid URL: the server answered neither Secret Server's nor the Platform's health check",
-        ))
+        Err(secret_server.err().unwrap_or_else(|| {
+            ProviderError::unavailable(
+                "invalid URL: the server answered neither Secret Server's nor the Platform's \
+                 health check",
+            )
+        }))
     }
 
     /// The SDK's `checkJSONResponse`: a JSON object's `healthy`, else whether the body says
     /// `Healthy` (whatever the status).
-    async fn healthy(&self, path: &str) -> bool {
-        let url = format!("{}/{path}", self.server_url);
-        let Ok(response) = self.http.get(url).send().await else {
-            return false;
-        };
-        let Ok(body) = read_body(response, MAX_PROBE_BYTES, "health check").await else {
-            return false;
-        };
-        match serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&body) {
-            Ok(object) => object
-                .get("healthy")
-                .and_then(serde_json::Value::as_bool)
-                .unwrap_or_default(),
-            Err(_) => String::from_utf8_lossy(&body).contains("Healthy"),
-        }
+    async fn healthy(&self, path: &str) -> Result<bool> {
+        let action = "health check";
+        let response = self
+            .http
+            .get(format!("{}/{path}", self.server_url))
+            .send()
+            .await
+            .map_err(|failure| transport_error(action, failure))?;
+        let body = read_body(response, MAX_PROBE_BYTES, action).await?;
+        Ok(
+            match serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&body) {
+                Ok(object) => object
+                    .get("healthy")
+                    .and_then(serde_json::Value::as_bool)
+                    .unwrap_or_default(),
+                Err(_) => String::from_utf8_lossy(&body).contains("Healthy"),
+            },
+        )
     }
 
     /// Posts a token request form to `url`.
