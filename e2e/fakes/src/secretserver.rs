@@ -180,6 +180,25 @@ impl SecretServerFake {
         id
     }
 
+    /// Sets field `slug` of secret `id` to `value` (a change made on the server).
+    pub fn set_value(&self, id: i64, slug: &str, value: &[u8]) {
+        let mut data = lock(&self.data);
+        let Data {
+            secrets, templates, ..
+        } = &mut *data;
+        let Some(stored) = secrets.get_mut(&id) else {
+            return;
+        };
+        let field = templates
+            .iter()
+            .find(|t| t.id == stored.template_id)
+            .and_then(|template| template.fields.iter().find(|f| f.slug == slug));
+        if let Some(field) = field {
+            let filename = field.is_file.then(|| format!("{slug}.txt"));
+            stored.values.insert(field.id, (value.to_vec(), filename));
+        }
+    }
+
     /// The value of field `slug` of the secret named `name` in `folder`, if both exist.
     pub fn value(&self, folder: i64, name: &str, slug: &str) -> Option<Vec<u8>> {
         let data = lock(&self.data);
