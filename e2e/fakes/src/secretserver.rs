@@ -478,20 +478,17 @@ fn apply_items(
     data: &Data,
     stored: &mut Stored,
     body: &Map<String, Value>,
-) -> Result<(), Response> {
-    let bad = |message: &str| error(StatusCode::BAD_REQUEST, "API_InvalidItems", message);
+) -> Result<(), &'static str> {
     let template = data
         .templates
         .iter()
         .find(|t| t.id == stored.template_id)
-        .ok_or_else(|| bad("unknown secret template"))?;
+        .ok_or("unknown secret template")?;
     let Some(Value::Array(items)) = member(body, "items") else {
-        return Err(bad("items are required"));
+        return Err("items are required");
     };
     for item in items {
-        let item = item
-            .as_object()
-            .ok_or_else(|| bad("an item is not an object"))?;
+        let item = item.as_object().ok_or("an item is not an object")?;
         let field_id = member(item, "fieldId")
             .and_then(Value::as_i64)
             .unwrap_or_default();
@@ -502,9 +499,9 @@ fn apply_items(
             .fields
             .iter()
             .find(|f| f.id == field_id || (!slug.is_empty() && f.slug == slug))
-            .ok_or_else(|| bad("an item names no field of the template"))?;
+            .ok_or("an item names no field of the template")?;
         if field.is_file {
-            return Err(bad("file fields are set through their fields endpoint"));
+            return Err("file fields are set through their fields endpoint");
         }
         let value = member(item, "itemValue")
             .and_then(Value::as_str)
@@ -557,7 +554,7 @@ async fn create(State(data): State<Shared>, headers: HeaderMap, body: Bytes) -> 
         );
     }
     if let Err(refused) = apply_items(&data, &mut stored, &body) {
-        return refused;
+        return error(StatusCode::BAD_REQUEST, "API_InvalidItems", refused);
     }
     let id = data.next_id;
     data.next_id += 1;
@@ -597,7 +594,7 @@ async fn update(
         return not_found();
     };
     if let Err(refused) = apply_items(&data, &mut stored, &body) {
-        return refused;
+        return error(StatusCode::BAD_REQUEST, "API_InvalidItems", refused);
     }
     let answer = model(&data, id, &stored);
     data.secrets.insert(id, stored);
