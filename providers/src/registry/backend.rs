@@ -235,6 +235,13 @@ impl<'a> Backend<'a> {
             "keepersecurity",
             crate::backends::keepersecurity::KeeperSecurity
         );
+        served!(
+            found,
+            conjur,
+            "conjur",
+            "conjur",
+            crate::backends::conjur::Conjur
+        );
         if onepassword_sdk.is_some() {
             let refused = Served::Refused(ONEPASSWORD_SDK_REFUSED);
             found.push(Backend::without("onepasswordSDK", refused));
@@ -247,7 +254,6 @@ impl<'a> Backend<'a> {
             scaleway => "scaleway",
             previder => "previder",
             onboardbase => "onboardbase",
-            conjur => "conjur",
             secretserver => "secretserver",
             chef => "chef",
             pulumi => "pulumi",
