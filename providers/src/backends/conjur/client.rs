@@ -220,8 +220,12 @@ impl SecretsClient for ConjurClient {
         Err(not_implemented(NAME, "DeleteSecret"))
     }
 
-    async fn secret_exists(&self, _remote_ref: &PushRemoteRef) -> Result<bool> {
-        Err(not_implemented(NAME, "SecretExists"))
+    async fn secret_exists(&self, remote_ref: &PushRemoteRef) -> Result<bool> {
+        match self.variable(&remote_ref.remote_key).await {
+            Ok(_) => Ok(true),
+            Err(missing) if missing.is_not_found() => Ok(false),
+            Err(failure) => Err(failure),
+        }
     }
 
     async fn validate(&self) -> Result<ValidationResult> {

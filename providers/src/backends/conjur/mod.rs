@@ -16,7 +16,8 @@
 //! Differences from upstream: the client authenticates when it is built (upstream at the first
 //! read), so refused credentials fail the store; a find matching nothing returns nothing
 //! (upstream sends an empty batch request, which Conjur refuses); batches hold at most 100
-//! variables.
+//! variables; `SecretExists` says whether the variable has a value (upstream: not
+//! implemented), as the behaviour suite asks of every backend.
 
 mod api;
 mod auth;
