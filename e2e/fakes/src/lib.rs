@@ -13,6 +13,7 @@ pub mod azure_identity;
 pub mod azure_keyvault;
 pub mod azure_registry;
 pub mod bitwarden;
+pub mod conjur;
 pub mod delinea;
 pub mod doppler;
 pub mod fault_proxy;

@@ -11,6 +11,8 @@ pub mod aws;
 pub mod azurekv;
 #[cfg(feature = "bitwardensecretsmanager")]
 pub mod bitwardensecretsmanager;
+#[cfg(feature = "conjur")]
+pub mod conjur;
 #[cfg(feature = "crd")]
 pub mod crd;
 #[cfg(feature = "delinea")]

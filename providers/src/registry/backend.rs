@@ -242,6 +242,13 @@ impl<'a> Backend<'a> {
             "secretserver",
             crate::backends::secretserver::SecretServer
         );
+        served!(
+            found,
+            conjur,
+            "conjur",
+            "conjur",
+            crate::backends::conjur::Conjur
+        );
         if onepassword_sdk.is_some() {
             let refused = Served::Refused(ONEPASSWORD_SDK_REFUSED);
             found.push(Backend::without("onepasswordSDK", refused));
@@ -254,7 +261,6 @@ impl<'a> Backend<'a> {
             scaleway => "scaleway",
             previder => "previder",
             onboardbase => "onboardbase",
-            conjur => "conjur",
             chef => "chef",
             pulumi => "pulumi",
             fortanix => "fortanix",

@@ -18,6 +18,8 @@ pub mod azurekv;
 pub mod bao_process;
 #[cfg(feature = "bitwardensecretsmanager")]
 pub mod bitwardensecretsmanager;
+#[cfg(feature = "conjur")]
+pub mod conjur;
 #[cfg(feature = "crd")]
 pub mod crd;
 #[cfg(feature = "delinea")]
@@ -202,6 +204,8 @@ pub async fn harnesses() -> Vec<Box<dyn Harness>> {
     all.push(Box::new(keepersecurity::KeeperHarness));
     #[cfg(feature = "secretserver")]
     all.push(Box::new(secretserver::SecretServerHarness::new()));
+    #[cfg(feature = "conjur")]
+    all.push(Box::new(conjur::ConjurHarness));
     all
 }
 
