@@ -201,6 +201,11 @@ mod tests {
             "--enable-http2=true",
             "--tls-ciphers=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
             "--tls-min-version=1.3",
+            "--metrics-secure=true",
+            "--metrics-cert-dir=/etc/tls",
+            "--metrics-cert-name=tls.crt",
+            "--metrics-key-name=tls.key",
+            "--metrics-auth=true",
         ])
         .unwrap();
         let super::Command::Webhook(args) = cli.into_command() else {
@@ -213,7 +218,12 @@ mod tests {
         assert_eq!(args.lookahead_interval.as_secs(), 720 * 3600);
         assert_eq!(args.probes.healthz_addr.to_string(), "0.0.0.0:8081");
         assert_eq!(args.tls_min_version, "1.3");
-        assert_eq!(args.probes.compatibility.given(), ["enable-http2"]);
+        let metrics = &args.probes.metrics_tls;
+        assert!(metrics.enable_http2 && metrics.metrics_auth);
+        assert_eq!(
+            metrics.tls().and_then(|tls| tls.cert_dir),
+            Some("/etc/tls".into())
+        );
         let defaults = Cli::try_parse_from(["external-secrets", "webhook"]).unwrap();
         let super::Command::Webhook(defaults) = defaults.into_command() else {
             panic!("expected the webhook");
@@ -226,6 +236,9 @@ mod tests {
         assert_eq!(defaults.lookahead_interval.as_secs(), 90 * 24 * 3600);
         assert_eq!(defaults.tls_min_version, "1.2");
         assert_eq!(defaults.probes.metrics_addr.to_string(), "0.0.0.0:8080");
+        // Upstream's defaults: HTTP/2 off, metrics over plain HTTP.
+        assert!(!defaults.probes.metrics_tls.enable_http2);
+        assert_eq!(defaults.probes.metrics_tls.tls(), None);
     }
 
     #[test]
@@ -247,6 +260,8 @@ mod tests {
             "--crd-names=secretstores.external-secrets.io",
             "--enable-partial-cache=true",
             "--enable-leader-election=true",
+            "--enable-http2",
+            "--metrics-secure",
         ])
         .unwrap();
         let super::Command::Certcontroller(args) = cli.into_command() else {
@@ -262,6 +277,12 @@ mod tests {
             ]
         );
         assert!(args.enable_leader_election);
+        assert!(args.probes.metrics_tls.enable_http2);
+        // Without --metrics-cert-dir a self-signed certificate is generated.
+        assert_eq!(
+            args.probes.metrics_tls.tls().map(|tls| tls.cert_dir),
+            Some(None)
+        );
         let defaults = Cli::try_parse_from(["external-secrets", "certcontroller"]).unwrap();
         let super::Command::Certcontroller(defaults) = defaults.into_command() else {
             panic!("expected the cert controller");

@@ -10,6 +10,7 @@ mod namespace;
 mod push;
 mod secret_data;
 mod store_status;
+pub mod test_certs;
 mod webhook;
 
 pub use cluster::{ApiServerEndpoint, TestCluster, install_crds};

@@ -27,10 +27,19 @@ impl WebhookProcess {
     /// Starts the webhook serving the certificate in `cert_dir` for `dns_name`, checking the
     /// files every second; returns once `/healthz` answers (it need not be ready).
     pub async fn start(cert_dir: &Path, dns_name: &str) -> anyhow::Result<Self> {
+        Self::start_with(cert_dir, dns_name, &[]).await
+    }
+
+    /// [`WebhookProcess::start`] with `extra` flags (`--enable-http2`, `--metrics-secure`...).
+    pub async fn start_with(
+        cert_dir: &Path,
+        dns_name: &str,
+        extra: &[String],
+    ) -> anyhow::Result<Self> {
         let port = free_local_address()?.port();
         let healthz = free_local_address()?;
         let metrics = free_local_address()?;
-        let args = [
+        let mut args = vec![
             "webhook".to_owned(),
             format!("--port={port}"),
             format!("--cert-dir={}", cert_dir.display()),
@@ -39,6 +48,7 @@ impl WebhookProcess {
             format!("--healthz-addr={healthz}"),
             format!("--metrics-addr={metrics}"),
         ];
+        args.extend_from_slice(extra);
         let mut process = ComponentProcess::start(&args, None)?;
         eventually(WAIT, "the webhook's /healthz", || {
             let running = process.ensure_running();
