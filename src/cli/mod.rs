@@ -128,6 +128,11 @@ mod tests {
         ]);
         assert!(bare.enable_leader_election);
         assert!(!bare.enable_cluster_store_reconciler);
+        // --enable-http2 is upstream's, off by default, and a real flag (not compatibility-only).
+        assert!(!defaults.metrics_tls.enable_http2);
+        let http2 = run_args(&["external-secrets", "--enable-http2", "--metrics-secure"]);
+        assert!(http2.metrics_tls.enable_http2);
+        assert!(http2.compatibility.given().is_empty());
     }
 
     #[test]

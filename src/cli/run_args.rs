@@ -122,7 +122,7 @@ pub struct RunArgs {
     /// turns the cache off.
     #[arg(long, default_value_t = 16384, allow_negative_numbers = true)]
     pub doppler_etag_cache_size: i64,
-    /// Flags of upstream's caches, metrics server and providers that have no counterpart
+    /// Flags of upstream's caches, generators and providers that have no counterpart
     /// here. They are accepted so upstream manifests start unchanged, and have no effect:
     /// managed Secrets are always watched metadata-only and nothing caches other Secrets.
     #[command(flatten)]

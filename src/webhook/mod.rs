@@ -9,6 +9,9 @@
 //! certificate must still be valid `--lookahead-interval` ahead, else an error is logged.
 //! `/readyz` on `--healthz-addr` is ready while the certificate chains to `ca.crt` and is
 //! valid for `--dns-name` for the next hour, upstream's readiness check.
+//!
+//! The webhook and `--metrics-secure` metrics speak HTTP/1.1 only unless `--enable-http2`
+//! (upstream's default, see `crate::http_serve`); metrics take the controller's flags.
 
 mod admission;
 pub(crate) mod certs;
