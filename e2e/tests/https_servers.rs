@@ -16,12 +16,11 @@ use anyhow::Context as _;
 use bytes::Bytes;
 use e2e::harness::test_certs::{CA_A, CERT_A, KEY_A, write_certificates};
 use e2e::harness::{
-    ComponentProcess, TestCluster, TestNamespace, WebhookProcess, admission_review, eventually,
-    free_local_address, http_status, unique_name,
+    ComponentProcess, TestCluster, TestNamespace, WebhookProcess, eventually, free_local_address,
+    http_status, unique_name, valid_external_secret_review,
 };
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
-use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
@@ -199,13 +198,7 @@ async fn webhook_versions(http2_enabled: bool) -> anyhow::Result<()> {
     }
     let webhook = WebhookProcess::start_with(&directory, "localhost", &flags).await?;
     webhook.wait_ready().await?;
-    let object = json!({
-        "apiVersion": "external-secrets.io/v1",
-        "kind": "ExternalSecret",
-        "metadata": {"name": "es", "namespace": "default"},
-        "spec": {"dataFrom": [{"extract": {"key": "config"}}]},
-    });
-    let review = admission_review("ExternalSecret", "v1", "externalsecrets", object);
+    let review = valid_external_secret_review();
     let admission = Call {
         method: "POST",
         path: REVIEW_PATH,

@@ -132,6 +132,18 @@ pub fn admission_review(kind: &str, version: &str, resource: &str, object: Value
     })
 }
 
+/// A review asking to create a minimal valid ExternalSecret (`default/es`, extracting
+/// `config`): the webhook allows it.
+pub fn valid_external_secret_review() -> Value {
+    let object = json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": "es", "namespace": "default"},
+        "spec": {"dataFrom": [{"extract": {"key": "config"}}]},
+    });
+    admission_review("ExternalSecret", "v1", "externalsecrets", object)
+}
+
 /// Posts `review` to `path` and returns the answer's `response` (checked to answer that
 /// review).
 pub async fn post_review(
