@@ -7,6 +7,7 @@ mod context;
 mod controllers;
 mod event_queue;
 mod generators;
+mod http_serve;
 mod kube_client;
 mod labels;
 use external_secrets_leader as leader;

@@ -18,7 +18,6 @@ use crate::context::{Context, Settings};
 use crate::controllers::secret_store;
 use crate::leader::{self, LeaseSettings};
 use crate::metrics::Metrics;
-use crate::metrics_auth::MetricsAuth;
 
 /// Logs as JSON lines, filtered by `RUST_LOG` or else `--loglevel`.
 pub fn init_tracing(level: &str) {
@@ -38,19 +37,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     let context = connect(&args, metrics.clone()).await?;
     let (stop, stopped) = watch::channel(false);
     let shutdown = Shutdown(stopped);
-    let tls = match args.metrics_tls.tls() {
-        Some(tls) => Some(tls.store()?),
-        None => None,
-    };
-    let auth = args
-        .metrics_tls
-        .metrics_auth
-        .then(|| Arc::new(MetricsAuth::new(context.client.clone())));
+    let serving = args.metrics_tls.serving(Some(&context.client)).await?;
     let server = tokio::spawn(crate::server::serve(
-        args.metrics_addr,
-        args.live_addr,
+        (args.metrics_addr, args.live_addr),
         metrics,
-        (tls, auth),
+        serving,
         {
             let shutdown = shutdown.clone();
             move || shutdown.wait()

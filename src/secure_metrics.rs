@@ -1,4 +1,5 @@
-//! `--metrics-secure`: the controller's `/metrics` (and probes on the same port) over HTTPS,
+//! `--metrics-secure`: `/metrics` of the controller, the webhook and the cert controller (and
+//! the controller's probes on the same port) over HTTPS,
 //! as controller-runtime's secure serving does. The certificate is `--metrics-cert-name` and
 //! `--metrics-key-name` in `--metrics-cert-dir`, reloaded when the files change (polled every
 //! 10 seconds; a half-written pair is refused and the previous one kept), like
@@ -51,12 +52,14 @@ impl MetricsTls {
     }
 }
 
-/// An HTTPS listener on `tcp` serving `store`'s current certificate (HTTP/1.1, TLS 1.2+).
+/// An HTTPS listener on `tcp` serving `store`'s current certificate (TLS 1.2+), advertising
+/// HTTP/2 only with `http2`.
 pub fn listener(
     tcp: tokio::net::TcpListener,
     store: Arc<CertStore>,
+    http2: bool,
 ) -> anyhow::Result<TlsListener> {
-    let config = tls::server_config(&verify::crypto_provider(), "", "", store)?;
+    let config = tls::server_config(&verify::crypto_provider(), ("", ""), store, http2)?;
     Ok(TlsListener::new(tcp, TlsAcceptor::from(Arc::new(config)))?)
 }
 
@@ -159,11 +162,13 @@ mod tests {
         let address = tcp.local_addr().unwrap();
         let metrics = Arc::new(Metrics::default());
         metrics.controller_started("externalsecret", 1);
-        let server = axum::serve(
-            listener(tcp, store.clone()).unwrap(),
+        let server = crate::http_serve::serve(
+            listener(tcp, store.clone(), false).unwrap(),
             crate::server::router(metrics, None),
+            false,
+            std::future::pending(),
         );
-        let server = tokio::spawn(server.into_future());
+        let server = tokio::spawn(server);
 
         let response = scrape(address, &first.ca_cert).await.unwrap();
         assert!(response.starts_with("HTTP/1.1 200"), "{response}");

@@ -12,6 +12,7 @@ use axum::routing::get;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
+use crate::http_serve;
 use crate::metrics::Metrics;
 use crate::metrics_auth::{self, MetricsAuth};
 use crate::secure_metrics;
@@ -42,48 +43,66 @@ async fn metrics_handler(State(metrics): State<Arc<Metrics>>) -> impl IntoRespon
     )
 }
 
-/// Serves metrics and probes on `metrics_address` (over HTTPS with `tls`'s certificate when
-/// given: `--metrics-secure`; readers checked by `auth` with `--metrics-auth`), and the probes
-/// on `live_address` too (upstream serves them there), until `shutdown` completes.
+/// How the metrics port is served: the certificate for HTTPS (`--metrics-secure`), the reader
+/// check (`--metrics-auth`), and whether HTTPS offers HTTP/2 (`--enable-http2`).
+pub struct MetricsServing {
+    /// The serving certificate; plain HTTP without one.
+    pub tls: Option<Arc<CertStore>>,
+    /// Who may read `/metrics`; anyone without one.
+    pub auth: Option<Arc<MetricsAuth>>,
+    /// Offer HTTP/2 over HTTPS (plain HTTP always speaks HTTP/1.1, as upstream's servers).
+    pub http2: bool,
+}
+
+/// Serves the controller's metrics and probes on `metrics_address` as `serving` says, and the
+/// probes on `live_address` too (upstream serves them there), until `shutdown` completes.
 pub async fn serve<F>(
-    metrics_address: SocketAddr,
-    live_address: SocketAddr,
+    (metrics_address, live_address): (SocketAddr, SocketAddr),
     metrics: Arc<Metrics>,
-    (tls, auth): (Option<Arc<CertStore>>, Option<Arc<MetricsAuth>>),
+    serving: MetricsServing,
     shutdown: impl Fn() -> F,
 ) -> anyhow::Result<()>
 where
     F: Future<Output = ()> + Send + 'static,
 {
-    let metrics_listener = tokio::net::TcpListener::bind(metrics_address).await?;
-    let metrics_server: BoxFuture<'static, std::io::Result<()>> = match tls {
-        Some(store) => {
-            tracing::info!(address = %metrics_address, "serving /metrics, /healthz and /readyz over HTTPS");
-            let listener = secure_metrics::listener(metrics_listener, store.clone())?;
-            let watcher = secure_metrics::watch(store, shutdown());
-            let server = axum::serve(listener, router(metrics, auth))
-                .with_graceful_shutdown(shutdown())
-                .into_future();
-            async move { futures::future::join(server, watcher).await.0 }.boxed()
-        }
-        None => {
-            tracing::info!(address = %metrics_address, "serving /metrics, /healthz and /readyz");
-            axum::serve(metrics_listener, router(metrics, auth))
-                .with_graceful_shutdown(shutdown())
-                .into_future()
-                .boxed()
-        }
-    };
+    let router = router(metrics, serving.auth.clone());
+    let metrics_server = serve_metrics(metrics_address, router, serving, &shutdown).await?;
     if live_address == metrics_address {
         return Ok(metrics_server.await?);
     }
     let live_listener = tokio::net::TcpListener::bind(live_address).await?;
     tracing::info!(address = %live_address, "serving /healthz and /readyz");
-    let live_server = axum::serve(live_listener, probes())
-        .with_graceful_shutdown(shutdown())
-        .into_future();
+    let live_server = http_serve::serve(live_listener, probes(), false, shutdown());
     futures::future::try_join(metrics_server, live_server).await?;
     Ok(())
+}
+
+/// Binds `address` and returns the server of `router` there (over HTTPS with `serving.tls`,
+/// the certificate reloaded while it runs) until `shutdown` completes. `serving.auth` must
+/// already protect `router`; it is not applied here.
+pub async fn serve_metrics<F>(
+    address: SocketAddr,
+    router: Router,
+    serving: MetricsServing,
+    shutdown: &impl Fn() -> F,
+) -> anyhow::Result<BoxFuture<'static, std::io::Result<()>>>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let tcp = tokio::net::TcpListener::bind(address).await?;
+    Ok(match serving.tls {
+        Some(store) => {
+            tracing::info!(%address, http2 = serving.http2, "serving metrics over HTTPS");
+            let listener = secure_metrics::listener(tcp, store.clone(), serving.http2)?;
+            let watcher = secure_metrics::watch(store, shutdown());
+            let server = http_serve::serve(listener, router, serving.http2, shutdown());
+            async move { futures::future::join(server, watcher).await.0 }.boxed()
+        }
+        None => {
+            tracing::info!(%address, "serving metrics");
+            http_serve::serve(tcp, router, false, shutdown()).boxed()
+        }
+    })
 }
 
 #[cfg(test)]

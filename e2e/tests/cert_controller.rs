@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use e2e::harness::{
-    ComponentProcess, TestCluster, TestCrd, TestNamespace, WebhookProcess, admission_review,
-    eventually, free_local_address, http_status, is_not_found, post_review, unique_name,
+    ComponentProcess, TestCluster, TestCrd, TestNamespace, WebhookProcess, eventually,
+    free_local_address, http_status, is_not_found, post_review, unique_name,
+    valid_external_secret_review,
 };
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::Secret;
@@ -285,13 +286,7 @@ async fn serve_and_verify(data: &BTreeMap<String, Vec<u8>>, dns_name: &str) -> a
     let client = webhook
         .client_trusting(&directory, &data["ca.crt"], dns_name)
         .await?;
-    let object = json!({
-        "apiVersion": "external-secrets.io/v1",
-        "kind": "ExternalSecret",
-        "metadata": {"name": "es", "namespace": "default"},
-        "spec": {"dataFrom": [{"extract": {"key": "config"}}]},
-    });
-    let review = admission_review("ExternalSecret", "v1", "externalsecrets", object);
+    let review = valid_external_secret_review();
     let answer = post_review(
         &client,
         "/validate-external-secrets-io-v1-externalsecret",

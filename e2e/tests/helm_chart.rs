@@ -357,6 +357,7 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
             "--metrics-cert-dir=/etc/metrics-tls",
             "--metrics-cert-name=server.crt",
             "--metrics-key-name=server.key",
+            "--enable-http2=true",
             "--loglevel=debug",
             "--zap-time-encoding=rfc3339",
             "--live-addr=0.0.0.0:8083",
@@ -422,6 +423,17 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
     assert!(webhook_args.contains(&"--healthz-addr=:8085".to_owned()));
     assert!(webhook_args.contains(&"--lookahead-interval=720h".to_owned()));
     assert!(webhook_args.contains(&"--metrics-auth=true".to_owned()));
+    // webhook.metrics.listen.secure and enableHTTP2 pass upstream's flags (file names relative
+    // to certDir, as the controller's).
+    for flag in [
+        "--metrics-secure=true",
+        "--metrics-cert-dir=/etc/webhook-metrics-tls",
+        "--metrics-cert-name=tls.crt",
+        "--metrics-key-name=tls.key",
+        "--enable-http2=true",
+    ] {
+        assert!(webhook_args.contains(&flag.to_owned()), "webhook: {flag}");
+    }
     // --metrics-auth: the controller and the webhook may create TokenReviews and
     // SubjectAccessReviews (the cert controller's metrics stay open here).
     for (role, account) in [
@@ -470,6 +482,19 @@ async fn upstream_values_file_sets_every_supported_key() -> anyhow::Result<()> {
     let cert_args = args(find(&objects, "Deployment", "eso-full-cert-controller"));
     assert!(cert_args.contains(&"--enable-leader-election=true".to_owned()));
     assert!(cert_args.contains(&"--crd-requeue-interval=10m".to_owned()));
+    // certController.metrics.listen.secure with upstream's default certificate paths.
+    for flag in [
+        "--metrics-secure=true",
+        "--metrics-cert-dir=/etc/tls",
+        "--metrics-cert-name=tls.crt",
+        "--metrics-key-name=tls.key",
+        "--enable-http2=true",
+    ] {
+        assert!(
+            cert_args.contains(&flag.to_owned()),
+            "cert controller: {flag}"
+        );
+    }
     assert_eq!(
         cert_args
             .iter()
@@ -774,9 +799,8 @@ async fn unsupported_values_fail_naming_each_key() -> anyhow::Result<()> {
         Err(message) => message,
     };
     for key in [
-        "certController.metrics.listen.secure.enabled",
-        "enableHTTP2",
-        "webhook.metrics.listen.secure.enabled",
+        "processClusterPushSecret=true with processPushSecret=false",
+        "global.compatibility.openshift.adaptSecurityContext=\"sometimes\"",
     ] {
         assert!(message.contains(key), "{key} is not named in: {message}");
     }

@@ -33,7 +33,7 @@ use tokio::sync::watch;
 use crate::cli::CertControllerArgs;
 use crate::leader::{self, LeaseSettings};
 use crate::metrics::Metrics;
-use crate::metrics_auth::MetricsAuth;
+use crate::server::MetricsServing;
 use crate::webhook::probes;
 use inject::Service;
 use sync::Settings;
@@ -72,11 +72,8 @@ pub async fn run(args: CertControllerArgs) -> anyhow::Result<()> {
         Phase::Waiting(NOT_CHECKED.into())
     }));
     let (stop, stopped) = watch::channel(false);
-    let auth = args
-        .probes
-        .metrics_auth
-        .then(|| Arc::new(MetricsAuth::new(client.clone())));
-    let servers = serve_probes(&args, &phase, (&metrics, auth), &stopped);
+    let serving = args.probes.metrics_tls.serving(Some(&client)).await?;
+    let servers = serve_probes(&args, &phase, (&metrics, serving), &stopped);
     let mut leadership = None;
     if args.enable_leader_election {
         let Some(acquired) = lead(&client).await? else {
@@ -108,12 +105,8 @@ const NOT_CHECKED: &str = "certificates not checked yet";
 
 /// Logs the upstream flags this build accepts without acting on them.
 fn warn_ignored(args: &CertControllerArgs) {
-    let mut ignored = args.probes.compatibility.given();
     if args.enable_partial_cache.is_some() {
-        ignored.push("enable-partial-cache");
-    }
-    if !ignored.is_empty() {
-        tracing::warn!(flags = ?ignored, "upstream flags without effect in this build");
+        tracing::warn!(flags = ?["enable-partial-cache"], "upstream flags without effect in this build");
     }
 }
 
@@ -131,15 +124,17 @@ fn settings(args: &CertControllerArgs) -> Settings {
     }
 }
 
-/// Serves `/healthz`, `/readyz` (from `phase`) and `/metrics` (behind `auth` with
-/// `--metrics-auth`) until `stopped` turns true.
+/// Serves `/healthz`, `/readyz` (from `phase`) and `/metrics` (as `serving` says: HTTPS with
+/// `--metrics-secure`, behind the reader check with `--metrics-auth`) until `stopped` turns
+/// true.
 fn serve_probes(
     args: &CertControllerArgs,
     phase: &Arc<Mutex<Phase>>,
-    (metrics, auth): (&Arc<Metrics>, Option<Arc<MetricsAuth>>),
+    (metrics, serving): (&Arc<Metrics>, MetricsServing),
     stopped: &watch::Receiver<bool>,
-) -> tokio::task::JoinHandle<std::io::Result<((), ())>> {
-    let shutdown = || {
+) -> tokio::task::JoinHandle<anyhow::Result<()>> {
+    let stopped = stopped.clone();
+    let shutdown = move || {
         let mut stopped = stopped.clone();
         async move {
             let _ = stopped.wait_for(|stop| *stop).await;
@@ -154,18 +149,15 @@ fn serve_probes(
             },
         )
     };
-    tokio::spawn(futures::future::try_join(
-        probes::serve(
-            args.probes.healthz_addr,
-            probes::router(readiness),
-            shutdown(),
-        ),
-        probes::serve(
-            args.probes.metrics_addr,
-            crate::server::router(metrics.clone(), auth),
-            shutdown(),
-        ),
-    ))
+    let (healthz_addr, metrics_addr) = (args.probes.healthz_addr, args.probes.metrics_addr);
+    let router = crate::server::router(metrics.clone(), serving.auth.clone());
+    tokio::spawn(async move {
+        let metrics_server =
+            crate::server::serve_metrics(metrics_addr, router, serving, &shutdown).await?;
+        let probe_server = probes::serve(healthz_addr, probes::router(readiness), shutdown());
+        futures::future::try_join(probe_server, metrics_server).await?;
+        Ok(())
+    })
 }
 
 /// Waits for upstream's lease; `None` when a termination signal came first.
@@ -209,12 +201,11 @@ async fn supervise(
 }
 
 /// Waits for the probe and metrics servers to stop.
-async fn finish(servers: tokio::task::JoinHandle<std::io::Result<((), ())>>) -> anyhow::Result<()> {
+async fn finish(servers: tokio::task::JoinHandle<anyhow::Result<()>>) -> anyhow::Result<()> {
     servers
         .await
         .context("probe server task")?
-        .context("serving probes and metrics")?;
-    Ok(())
+        .context("serving probes and metrics")
 }
 
 /// Runs passes forever: at start, on changes, every `interval`, and after failures with backoff.

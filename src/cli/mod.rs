@@ -128,6 +128,11 @@ mod tests {
         ]);
         assert!(bare.enable_leader_election);
         assert!(!bare.enable_cluster_store_reconciler);
+        // --enable-http2 is upstream's, off by default, and a real flag (not compatibility-only).
+        assert!(!defaults.metrics_tls.enable_http2);
+        let http2 = run_args(&["external-secrets", "--enable-http2", "--metrics-secure"]);
+        assert!(http2.metrics_tls.enable_http2);
+        assert!(http2.compatibility.given().is_empty());
     }
 
     #[test]
@@ -201,6 +206,11 @@ mod tests {
             "--enable-http2=true",
             "--tls-ciphers=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
             "--tls-min-version=1.3",
+            "--metrics-secure=true",
+            "--metrics-cert-dir=/etc/tls",
+            "--metrics-cert-name=tls.crt",
+            "--metrics-key-name=tls.key",
+            "--metrics-auth=true",
         ])
         .unwrap();
         let super::Command::Webhook(args) = cli.into_command() else {
@@ -213,7 +223,12 @@ mod tests {
         assert_eq!(args.lookahead_interval.as_secs(), 720 * 3600);
         assert_eq!(args.probes.healthz_addr.to_string(), "0.0.0.0:8081");
         assert_eq!(args.tls_min_version, "1.3");
-        assert_eq!(args.probes.compatibility.given(), ["enable-http2"]);
+        let metrics = &args.probes.metrics_tls;
+        assert!(metrics.enable_http2 && metrics.metrics_auth);
+        assert_eq!(
+            metrics.tls().and_then(|tls| tls.cert_dir),
+            Some("/etc/tls".into())
+        );
         let defaults = Cli::try_parse_from(["external-secrets", "webhook"]).unwrap();
         let super::Command::Webhook(defaults) = defaults.into_command() else {
             panic!("expected the webhook");
@@ -226,6 +241,9 @@ mod tests {
         assert_eq!(defaults.lookahead_interval.as_secs(), 90 * 24 * 3600);
         assert_eq!(defaults.tls_min_version, "1.2");
         assert_eq!(defaults.probes.metrics_addr.to_string(), "0.0.0.0:8080");
+        // Upstream's defaults: HTTP/2 off, metrics over plain HTTP.
+        assert!(!defaults.probes.metrics_tls.enable_http2);
+        assert_eq!(defaults.probes.metrics_tls.tls(), None);
     }
 
     #[test]
@@ -247,6 +265,8 @@ mod tests {
             "--crd-names=secretstores.external-secrets.io",
             "--enable-partial-cache=true",
             "--enable-leader-election=true",
+            "--enable-http2",
+            "--metrics-secure",
         ])
         .unwrap();
         let super::Command::Certcontroller(args) = cli.into_command() else {
@@ -262,6 +282,12 @@ mod tests {
             ]
         );
         assert!(args.enable_leader_election);
+        assert!(args.probes.metrics_tls.enable_http2);
+        // Without --metrics-cert-dir a self-signed certificate is generated.
+        assert_eq!(
+            args.probes.metrics_tls.tls().map(|tls| tls.cert_dir),
+            Some(None)
+        );
         let defaults = Cli::try_parse_from(["external-secrets", "certcontroller"]).unwrap();
         let super::Command::Certcontroller(defaults) = defaults.into_command() else {
             panic!("expected the cert controller");

@@ -8,6 +8,8 @@ use std::time::Duration;
 use clap::ArgAction;
 use external_secrets_providers::duration::DurationError;
 
+use crate::metrics_auth::MetricsAuth;
+
 /// Flags of the controller (the root command, or `run`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
@@ -120,7 +122,7 @@ pub struct RunArgs {
     /// turns the cache off.
     #[arg(long, default_value_t = 16384, allow_negative_numbers = true)]
     pub doppler_etag_cache_size: i64,
-    /// Flags of upstream's caches, metrics server and providers that have no counterpart
+    /// Flags of upstream's caches, generators and providers that have no counterpart
     /// here. They are accepted so upstream manifests start unchanged, and have no effect:
     /// managed Secrets are always watched metadata-only and nothing caches other Secrets.
     #[command(flatten)]
@@ -130,7 +132,8 @@ pub struct RunArgs {
     pub metrics_tls: MetricsTlsArgs,
 }
 
-/// Upstream's (controller-runtime's) secure metrics serving flags.
+/// Upstream's (controller-runtime's) secure metrics serving flags, and `--enable-http2`; the
+/// controller, the webhook and the cert controller share them.
 #[derive(Debug, Clone, clap::Args)]
 pub struct MetricsTlsArgs {
     /// Serve metrics over HTTPS.
@@ -150,9 +153,40 @@ pub struct MetricsTlsArgs {
     /// The key file's name in --metrics-cert-dir.
     #[arg(long, default_value = "tls.key")]
     pub metrics_key_name: String,
+    /// Offer HTTP/2 on the TLS servers (secure metrics, the webhook). Off by default, as
+    /// upstream, because of the HTTP/2 rapid-reset CVEs: they then speak HTTP/1.1 only.
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true", default_value_t = false)]
+    pub enable_http2: bool,
 }
 
 impl MetricsTlsArgs {
+    /// How the metrics port is served: the certificate loaded, and the reader check asking
+    /// `client`'s API server (a client from the environment when `None`).
+    pub async fn serving(
+        &self,
+        client: Option<&kube::Client>,
+    ) -> anyhow::Result<crate::server::MetricsServing> {
+        use anyhow::Context as _;
+        let tls = match self.tls() {
+            Some(tls) => Some(tls.store()?),
+            None => None,
+        };
+        let client = match (self.metrics_auth, client) {
+            (false, _) => None,
+            (true, Some(client)) => Some(client.clone()),
+            (true, None) => Some(
+                kube::Client::try_default()
+                    .await
+                    .context("connecting to the Kubernetes API for --metrics-auth")?,
+            ),
+        };
+        Ok(crate::server::MetricsServing {
+            tls,
+            auth: client.map(|client| std::sync::Arc::new(MetricsAuth::new(client))),
+            http2: self.enable_http2,
+        })
+    }
+
     /// Where the certificate comes from, when metrics are served over HTTPS.
     pub fn tls(&self) -> Option<crate::secure_metrics::MetricsTls> {
         self.metrics_secure
@@ -183,9 +217,6 @@ pub struct CompatibilityArgs {
     /// No effect: the generators of this build keep no state.
     #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_generator_state: Option<bool>,
-    /// No effect: the metrics server speaks HTTP/1.1.
-    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
-    pub enable_http2: Option<bool>,
     /// No effect: the generators of this build keep no state to collect.
     #[arg(long, hide = true)]
     pub generator_gc_grace_period: Option<String>,
@@ -241,7 +272,6 @@ impl CompatibilityArgs {
                 "enable-generator-state",
                 self.enable_generator_state.is_some(),
             ),
-            ("enable-http2", self.enable_http2.is_some()),
             (
                 "generator-gc-grace-period",
                 self.generator_gc_grace_period.is_some(),

@@ -9,6 +9,9 @@
 //! certificate must still be valid `--lookahead-interval` ahead, else an error is logged.
 //! `/readyz` on `--healthz-addr` is ready while the certificate chains to `ca.crt` and is
 //! valid for `--dns-name` for the next hour, upstream's readiness check.
+//!
+//! The webhook and `--metrics-secure` metrics speak HTTP/1.1 only unless `--enable-http2`
+//! (upstream's default, see `crate::http_serve`); metrics take the controller's flags.
 
 mod admission;
 pub(crate) mod certs;
@@ -27,6 +30,7 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::certcontroller::verify;
 use crate::cli::WebhookArgs;
+use crate::http_serve;
 use certs::{CertStore, Reload};
 use metrics::WebhookMetrics;
 
@@ -37,31 +41,19 @@ const READY_HORIZON: Duration = Duration::from_secs(3600);
 
 /// Runs the webhook server until SIGINT or SIGTERM.
 pub async fn run(args: WebhookArgs) -> anyhow::Result<()> {
-    let ignored = args.probes.compatibility.given();
-    if !ignored.is_empty() {
-        tracing::warn!(flags = ?ignored, "upstream flags without effect in this build");
-    }
     let provider = verify::crypto_provider();
     let store = Arc::new(CertStore::new(args.cert_dir.clone(), provider.clone()));
     load(&store);
+    let metrics_tls = &args.probes.metrics_tls;
     let config = tls::server_config(
         &provider,
-        &args.tls_ciphers,
-        &args.tls_min_version,
+        (&args.tls_ciphers, &args.tls_min_version),
         store.clone(),
+        metrics_tls.enable_http2,
     )?;
     let metrics = Arc::new(WebhookMetrics::default());
     // The webhook talks to the API server only to check metrics readers (`--metrics-auth`).
-    let auth = match args.probes.metrics_auth {
-        true => {
-            let client = kube::Client::try_default()
-                .await
-                .context("connecting to the Kubernetes API for --metrics-auth")?;
-            Some(Arc::new(crate::metrics_auth::MetricsAuth::new(client)))
-        }
-        false => None,
-    };
-
+    let serving = metrics_tls.serving(None).await?;
     let (stop, stopped) = watch::channel(false);
     let shutdown = move || {
         let mut stopped = stopped.clone();
@@ -71,11 +63,12 @@ pub async fn run(args: WebhookArgs) -> anyhow::Result<()> {
     };
     let tcp = bind_all_interfaces(args.port).await?;
     let address = tcp.local_addr()?;
-    let https = axum::serve(
+    let https = http_serve::serve(
         listener::TlsListener::new(tcp, TlsAcceptor::from(Arc::new(config)))?,
         admission::router(metrics.clone()),
-    )
-    .with_graceful_shutdown(shutdown());
+        metrics_tls.enable_http2,
+        shutdown(),
+    );
     tracing::info!(%address, cert_dir = %args.cert_dir.display(), "serving admission webhooks");
 
     let readiness: probes::Readiness = {
@@ -92,14 +85,13 @@ pub async fn run(args: WebhookArgs) -> anyhow::Result<()> {
         probes::router(readiness),
         shutdown(),
     );
-    let metrics_server = probes::serve(
-        args.probes.metrics_addr,
-        crate::metrics_auth::protect(
-            probes::metrics_router(Arc::new(move || metrics.encode())),
-            auth,
-        ),
-        shutdown(),
+    let metrics_router = crate::metrics_auth::protect(
+        probes::metrics_router(Arc::new(move || metrics.encode())),
+        serving.auth.clone(),
     );
+    let metrics_server =
+        crate::server::serve_metrics(args.probes.metrics_addr, metrics_router, serving, &shutdown)
+            .await?;
     let watcher = watch_certificates(store, &args, shutdown());
     let servers = async {
         tokio::try_join!(

@@ -58,16 +58,14 @@ pub fn metrics_router(encode: Arc<dyn Fn() -> String + Send + Sync>) -> Router {
     )
 }
 
-/// Serves `router` over HTTP on `address` until `shutdown` completes.
+/// Serves `router` over plain HTTP/1.1 on `address` until `shutdown` completes.
 pub async fn serve(
     address: SocketAddr,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(address).await?;
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+    crate::http_serve::serve(listener, router, false, shutdown).await
 }
 
 /// Completes on SIGINT or SIGTERM.

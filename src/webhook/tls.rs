@@ -24,12 +24,13 @@ pub enum TlsSettingsError {
     Rustls(String),
 }
 
-/// The server configuration serving the certificates `resolver` hands out.
+/// The server configuration serving the certificates `resolver` hands out, advertising `h2`
+/// only when `http2` is on (`--enable-http2`).
 pub fn server_config(
     provider: &CryptoProvider,
-    ciphers: &str,
-    min_version: &str,
+    (ciphers, min_version): (&str, &str),
     resolver: Arc<dyn ResolvesServerCert>,
+    http2: bool,
 ) -> Result<ServerConfig, TlsSettingsError> {
     let provider = CryptoProvider {
         cipher_suites: cipher_suites(&provider.cipher_suites, ciphers)?,
@@ -40,8 +41,8 @@ pub fn server_config(
         .map_err(|error| TlsSettingsError::Rustls(error.to_string()))?
         .with_no_client_auth()
         .with_cert_resolver(resolver);
-    // HTTP/2 is off, as upstream's default (`--enable-http2=false`).
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // Upstream's `disableHTTP2` (the default) leaves `http/1.1` as the only protocol.
+    config.alpn_protocols = crate::http_serve::alpn(http2);
     Ok(config)
 }
 

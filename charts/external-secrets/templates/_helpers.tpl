@@ -135,6 +135,30 @@ securityContext:
 {{- end }}
 
 {{/*
+The metrics server flags every component takes alike: where metrics listen, --metrics-auth,
+--metrics-secure with the certificate (file names relative to certDir, so full paths as
+upstream's values give them work too) and --enable-http2. Argument: (dict "listen"
+<component>.metrics.listen "http2" .Values.enableHTTP2).
+*/}}
+{{- define "external-secrets.metricsArgs" -}}
+- --metrics-addr=:{{ .listen.port }}
+{{- if .listen.auth.enabled }}
+- --metrics-auth=true
+{{- end }}
+{{- with .listen.secure }}
+{{- if .enabled }}
+- --metrics-secure=true
+- --metrics-cert-dir={{ .certDir }}
+- --metrics-cert-name={{ base .certFile }}
+- --metrics-key-name={{ base .keyFile }}
+{{- end }}
+{{- end }}
+{{- if .http2 }}
+- --enable-http2=true
+{{- end }}
+{{- end }}
+
+{{/*
 `--name=value` per entry of an extraArgs map, `--name` for an empty value. Argument: the map.
 */}}
 {{- define "external-secrets.extraArgs" -}}

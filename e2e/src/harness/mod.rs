@@ -10,6 +10,7 @@ mod namespace;
 mod push;
 mod secret_data;
 mod store_status;
+pub mod test_certs;
 mod webhook;
 
 pub use cluster::{ApiServerEndpoint, TestCluster, install_crds};
@@ -23,7 +24,7 @@ pub use namespace::TestNamespace;
 pub use push::create_push_secret;
 pub use secret_data::wait_for_secret_data;
 pub use store_status::{fake_ca_file, wait_for_store_ready, wait_for_store_released};
-pub use webhook::{WebhookProcess, admission_review, post_review};
+pub use webhook::{WebhookProcess, admission_review, post_review, valid_external_secret_review};
 
 use std::future::Future;
 use std::time::Duration;

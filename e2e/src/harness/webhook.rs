@@ -27,10 +27,19 @@ impl WebhookProcess {
     /// Starts the webhook serving the certificate in `cert_dir` for `dns_name`, checking the
     /// files every second; returns once `/healthz` answers (it need not be ready).
     pub async fn start(cert_dir: &Path, dns_name: &str) -> anyhow::Result<Self> {
+        Self::start_with(cert_dir, dns_name, &[]).await
+    }
+
+    /// [`WebhookProcess::start`] with `extra` flags (`--enable-http2`, `--metrics-secure`...).
+    pub async fn start_with(
+        cert_dir: &Path,
+        dns_name: &str,
+        extra: &[String],
+    ) -> anyhow::Result<Self> {
         let port = free_local_address()?.port();
         let healthz = free_local_address()?;
         let metrics = free_local_address()?;
-        let args = [
+        let mut args = vec![
             "webhook".to_owned(),
             format!("--port={port}"),
             format!("--cert-dir={}", cert_dir.display()),
@@ -39,6 +48,7 @@ impl WebhookProcess {
             format!("--healthz-addr={healthz}"),
             format!("--metrics-addr={metrics}"),
         ];
+        args.extend_from_slice(extra);
         let mut process = ComponentProcess::start(&args, None)?;
         eventually(WAIT, "the webhook's /healthz", || {
             let running = process.ensure_running();
@@ -120,6 +130,18 @@ pub fn admission_review(kind: &str, version: &str, resource: &str, object: Value
             "dryRun": false,
         }
     })
+}
+
+/// A review asking to create a minimal valid ExternalSecret (`default/es`, extracting
+/// `config`): the webhook allows it.
+pub fn valid_external_secret_review() -> Value {
+    let object = json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": "es", "namespace": "default"},
+        "spec": {"dataFrom": [{"extract": {"key": "config"}}]},
+    });
+    admission_review("ExternalSecret", "v1", "externalsecrets", object)
 }
 
 /// Posts `review` to `path` and returns the answer's `response` (checked to answer that
