@@ -12,8 +12,8 @@ use std::time::Duration;
 use base64::Engine as _;
 use contract_fakes::conjur::ConjurFake;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, install_crds, unique_name,
-    wait_for_secret_data, wait_for_store_ready,
+    ControllerProcess, TestCluster, TestNamespace, install_crds, unique_name, wait_for_secret_data,
+    wait_for_store_ready,
 };
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use k8s_openapi::api::core::v1::Secret;

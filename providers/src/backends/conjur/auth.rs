@@ -272,3 +272,85 @@ fn text(value: &SecretValue, what: &str) -> Result<String> {
         .map(|text| text.trim_end_matches(['\r', '\n']).to_owned())
         .ok_or_else(|| ProviderError::invalid_config(format!("{what} must be UTF-8 text")))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::credentials::MemorySecretSource;
+    use crate::store::StoreId;
+
+    fn api() -> Api {
+        let tls = tls_builder(Roots::System).unwrap().with_no_client_auth();
+        Api::new("https://conjur.example.com/", "acme", tls).unwrap()
+    }
+
+    fn resolver() -> CredentialResolver {
+        let source = MemorySecretSource::default().with_secret(
+            "team",
+            "jwt",
+            &[],
+            &[("token", "header.claims.signature\n")],
+        );
+        CredentialResolver::new(Arc::new(source), StoreId::secret_store("team", "s"), None)
+    }
+
+    async fn path_and_body(method: Method) -> (String, Option<(String, &'static str)>) {
+        let request = request(&method, &api(), &resolver()).await.unwrap();
+        let body = request
+            .body
+            .map(|(body, kind)| (String::from_utf8(body.into_bytes()).unwrap(), kind));
+        (request.path.join("/"), body)
+    }
+
+    #[tokio::test]
+    async fn authenticator_requests_are_upstreams() {
+        let api_key = Method::ApiKey {
+            login: "host/app one".into(),
+            api_key: SecretValue::from("key"),
+        };
+        assert_eq!(
+            path_and_body(api_key).await,
+            (
+                "authn/acme/host%2Fapp+one/authenticate".into(),
+                Some(("key".into(), "text/plain"))
+            )
+        );
+        let selector = SecretKeySelector {
+            name: Some("jwt".into()),
+            key: Some("token".into()),
+            namespace: None,
+        };
+        let jwt = Method::Jwt {
+            service_id: "k8s".into(),
+            host_id: Some("host/app".into()),
+            source: JwtSource::Secret(selector),
+        };
+        assert_eq!(
+            path_and_body(jwt).await,
+            (
+                "authn-jwt/k8s/acme/host%2Fapp/authenticate".into(),
+                Some((
+                    "jwt=header.claims.signature".into(),
+                    "application/x-www-form-urlencoded"
+                ))
+            )
+        );
+        // Cert auth adds the `host/` prefix the client wants, and sends no body.
+        for host in ["app", "host/app"] {
+            let cert = Method::Cert {
+                service_id: "certs".into(),
+                host_id: Some(host.into()),
+            };
+            let expected = "authn-cert/certs/acme/host%2Fapp/authenticate".to_owned();
+            assert_eq!(path_and_body(cert).await, (expected, None));
+        }
+        let spiffe = Method::Cert {
+            service_id: "certs".into(),
+            host_id: None,
+        };
+        let expected = "authn-cert/certs/acme/authenticate".to_owned();
+        assert_eq!(path_and_body(spiffe).await, (expected, None));
+    }
+}
