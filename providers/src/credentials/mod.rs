@@ -267,6 +267,20 @@ impl CredentialResolver {
         .await
     }
 
+    /// A credential given inline (`value`) or by a Secret key (`selector`, which must name its
+    /// namespace in a ClusterSecretStore): the "value or secretRef" fields of delinea and
+    /// secretserver.
+    pub async fn value_or_ref(
+        &self,
+        value: Option<&str>,
+        selector: Option<&external_secrets_crds::meta::SecretKeySelector>,
+    ) -> Result<SecretValue> {
+        match selector {
+            None => Ok(SecretValue::from(value.unwrap_or_default().to_owned())),
+            Some(selector) => self.selected_key(selector, Referent::Forbidden).await,
+        }
+    }
+
     /// One key of a ConfigMap.
     pub async fn config_map_key(
         &self,

@@ -33,7 +33,7 @@ use external_secrets_crds::v1::DelineaProvider;
 use self::api::{Config, DEFAULT_TLD, DEFAULT_URL_TEMPLATE, Dsv};
 use self::client::DelineaClient;
 use crate::client::{Capabilities, SharedClient};
-use crate::credentials::{CredentialResolver, Referent, check_value_or_ref};
+use crate::credentials::{CredentialResolver, check_value_or_ref};
 use crate::error::{ProviderError, Result};
 use crate::provider::{ClientContext, Provider};
 use crate::store::{StoreId, StoreKind};
@@ -103,14 +103,9 @@ async fn credential(
     field: &ValueOrSecretRef,
     credentials: &CredentialResolver,
 ) -> Result<SecretValue> {
-    match &field.secret_ref {
-        None => Ok(SecretValue::from(field.value.clone().unwrap_or_default())),
-        Some(selector) => {
-            credentials
-                .selected_key(selector, Referent::Forbidden)
-                .await
-        }
-    }
+    credentials
+        .value_or_ref(field.value.as_deref(), field.secret_ref.as_ref())
+        .await
 }
 
 /// Upstream's `getConfig` checks, returning its message.

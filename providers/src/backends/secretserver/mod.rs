@@ -40,7 +40,7 @@ use external_secrets_crds::v1::{SecretServerProvider, SecretServerProviderRef};
 use self::api::{Api, Credentials};
 use self::client::SecretServerClient;
 use crate::client::SharedClient;
-use crate::credentials::{CredentialResolver, Referent, check_value_or_ref};
+use crate::credentials::{CredentialResolver, check_value_or_ref};
 use crate::error::{ProviderError, Result};
 use crate::provider::{ClientContext, Provider};
 use crate::store::{StoreId, StoreKind};
@@ -124,14 +124,9 @@ async fn credential(
     field: &SecretServerProviderRef,
     credentials: &CredentialResolver,
 ) -> Result<SecretValue> {
-    match &field.secret_ref {
-        None => Ok(SecretValue::from(field.value.clone().unwrap_or_default())),
-        Some(selector) => {
-            credentials
-                .selected_key(selector, Referent::Forbidden)
-                .await
-        }
-    }
+    credentials
+        .value_or_ref(field.value.as_deref(), field.secret_ref.as_ref())
+        .await
 }
 
 /// Upstream's `getConfig` checks, returning its messages.
