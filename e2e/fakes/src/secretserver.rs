@@ -513,6 +513,14 @@ fn apply_items(
     Ok(())
 }
 
+fn invalid_body() -> Response {
+    error(
+        StatusCode::BAD_REQUEST,
+        "API_InvalidBody",
+        "The request is invalid.",
+    )
+}
+
 fn json_body(headers: &HeaderMap, body: &[u8]) -> Option<Map<String, Value>> {
     if !header(headers, "content-type").is_some_and(|value| value.starts_with("application/json")) {
         return None;
@@ -526,11 +534,7 @@ async fn create(State(data): State<Shared>, headers: HeaderMap, body: Bytes) -> 
         return unauthorized();
     }
     let Some(body) = json_body(&headers, &body) else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "API_InvalidBody",
-            "The request is invalid.",
-        );
+        return invalid_body();
     };
     let int = |name: &str| {
         member(&body, name)
@@ -574,11 +578,7 @@ async fn update(
         return unauthorized();
     }
     let Some(body) = json_body(&headers, &body) else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "API_InvalidBody",
-            "The request is invalid.",
-        );
+        return invalid_body();
     };
     let Some(id) = secret_id(&id) else {
         return not_found();
@@ -715,11 +715,7 @@ async fn clear_file(
         return unauthorized();
     }
     let Some(body) = json_body(&headers, &body) else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "API_InvalidBody",
-            "The request is invalid.",
-        );
+        return invalid_body();
     };
     let fields = member(&body, "data")
         .and_then(Value::as_object)

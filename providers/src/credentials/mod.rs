@@ -132,6 +132,35 @@ pub fn check_selector_namespace(
     }
 }
 
+/// Upstream's `ValidateValueOrRef` with `RequireValueOrRef` and a referent-selector check, as
+/// stores whose credentials are "a `value` or a `secretRef`" (delinea, secretserver) validate
+/// each one at admission: exactly one of the two, and a reference with a name, a key and a
+/// namespace the store may name.
+pub fn check_value_or_ref(
+    value: Option<&str>,
+    selector: Option<&external_secrets_crds::meta::SecretKeySelector>,
+    store: &StoreId,
+) -> std::result::Result<(), String> {
+    let value = value.unwrap_or_default();
+    let Some(selector) = selector else {
+        if value.is_empty() {
+            return Err("must specify either value or reference".into());
+        }
+        return Ok(());
+    };
+    if !value.is_empty() {
+        return Err("cannot specify both value and reference".into());
+    }
+    check_selector_namespace(store, selector.namespace.as_deref(), Referent::Allowed)?;
+    if selector.name.as_deref().unwrap_or_default().is_empty() {
+        return Err("must specify a secret name".into());
+    }
+    if selector.key.as_deref().unwrap_or_default().is_empty() {
+        return Err("must specify a secret key".into());
+    }
+    Ok(())
+}
+
 /// Resolves a store's references under the namespace rules of that store.
 #[derive(Clone)]
 pub struct CredentialResolver {
@@ -236,6 +265,20 @@ impl CredentialResolver {
             referent,
         )
         .await
+    }
+
+    /// A credential given inline (`value`) or by a Secret key (`selector`, which must name its
+    /// namespace in a ClusterSecretStore): the "value or secretRef" fields of delinea and
+    /// secretserver.
+    pub async fn value_or_ref(
+        &self,
+        value: Option<&str>,
+        selector: Option<&external_secrets_crds::meta::SecretKeySelector>,
+    ) -> Result<SecretValue> {
+        match selector {
+            None => Ok(SecretValue::from(value.unwrap_or_default().to_owned())),
+            Some(selector) => self.selected_key(selector, Referent::Forbidden).await,
+        }
     }
 
     /// One key of a ConfigMap.

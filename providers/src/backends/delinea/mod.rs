@@ -33,7 +33,7 @@ use external_secrets_crds::v1::DelineaProvider;
 use self::api::{Config, DEFAULT_TLD, DEFAULT_URL_TEMPLATE, Dsv};
 use self::client::DelineaClient;
 use crate::client::{Capabilities, SharedClient};
-use crate::credentials::{CredentialResolver, Referent, check_selector_namespace};
+use crate::credentials::{CredentialResolver, check_value_or_ref};
 use crate::error::{ProviderError, Result};
 use crate::provider::{ClientContext, Provider};
 use crate::store::{StoreId, StoreKind};
@@ -103,14 +103,9 @@ async fn credential(
     field: &ValueOrSecretRef,
     credentials: &CredentialResolver,
 ) -> Result<SecretValue> {
-    match &field.secret_ref {
-        None => Ok(SecretValue::from(field.value.clone().unwrap_or_default())),
-        Some(selector) => {
-            credentials
-                .selected_key(selector, Referent::Forbidden)
-                .await
-        }
-    }
+    credentials
+        .value_or_ref(field.value.as_deref(), field.secret_ref.as_ref())
+        .await
 }
 
 /// Upstream's `getConfig` checks, returning its message.
@@ -129,24 +124,7 @@ fn validate_credential(
     field: &ValueOrSecretRef,
     store: &StoreId,
 ) -> std::result::Result<(), String> {
-    let value = field.value.as_deref().unwrap_or_default();
-    let Some(selector) = &field.secret_ref else {
-        if value.is_empty() {
-            return Err("must specify either value or reference".into());
-        }
-        return Ok(());
-    };
-    if !value.is_empty() {
-        return Err("cannot specify both value and reference".into());
-    }
-    check_selector_namespace(store, selector.namespace.as_deref(), Referent::Allowed)?;
-    if selector.name.as_deref().unwrap_or_default().is_empty() {
-        return Err("must specify a secret name".into());
-    }
-    if selector.key.as_deref().unwrap_or_default().is_empty() {
-        return Err("must specify a secret key".into());
-    }
-    Ok(())
+    check_value_or_ref(field.value.as_deref(), field.secret_ref.as_ref(), store)
 }
 
 #[cfg(test)]

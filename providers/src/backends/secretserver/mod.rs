@@ -40,7 +40,7 @@ use external_secrets_crds::v1::{SecretServerProvider, SecretServerProviderRef};
 use self::api::{Api, Credentials};
 use self::client::SecretServerClient;
 use crate::client::SharedClient;
-use crate::credentials::{CredentialResolver, Referent, check_selector_namespace};
+use crate::credentials::{CredentialResolver, check_value_or_ref};
 use crate::error::{ProviderError, Result};
 use crate::provider::{ClientContext, Provider};
 use crate::store::{StoreId, StoreKind};
@@ -124,14 +124,9 @@ async fn credential(
     field: &SecretServerProviderRef,
     credentials: &CredentialResolver,
 ) -> Result<SecretValue> {
-    match &field.secret_ref {
-        None => Ok(SecretValue::from(field.value.clone().unwrap_or_default())),
-        Some(selector) => {
-            credentials
-                .selected_key(selector, Referent::Forbidden)
-                .await
-        }
-    }
+    credentials
+        .value_or_ref(field.value.as_deref(), field.secret_ref.as_ref())
+        .await
 }
 
 /// Upstream's `getConfig` checks, returning its messages.
@@ -158,24 +153,7 @@ fn validate_credential(
     field: &SecretServerProviderRef,
     store: &StoreId,
 ) -> std::result::Result<(), String> {
-    let value = field.value.as_deref().unwrap_or_default();
-    let Some(selector) = &field.secret_ref else {
-        if value.is_empty() {
-            return Err("must specify either value or reference".into());
-        }
-        return Ok(());
-    };
-    if !value.is_empty() {
-        return Err("cannot specify both value and reference".into());
-    }
-    check_selector_namespace(store, selector.namespace.as_deref(), Referent::Allowed)?;
-    if selector.name.as_deref().unwrap_or_default().is_empty() {
-        return Err("must specify a secret name".into());
-    }
-    if selector.key.as_deref().unwrap_or_default().is_empty() {
-        return Err("must specify a secret key".into());
-    }
-    Ok(())
+    check_value_or_ref(field.value.as_deref(), field.secret_ref.as_ref(), store)
 }
 
 #[cfg(test)]
