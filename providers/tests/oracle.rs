@@ -2,7 +2,8 @@
 //! signature with the test key's public half: user-principal auth (PKCS#8 and PKCS#1 keys, a
 //! wrong key refused), stages as versions, properties and maps, find by name and by tags across
 //! pages, push (create, new version, unchanged value, encryption key required), scheduled
-//! deletion, store validation, and the auth methods this build refuses.
+//! deletion, store validation, instance principal auth against the metadata and federation
+//! fakes (token reuse and renewal, refusals), and the auth method this build refuses.
 
 #![cfg(feature = "oracle")]
 
@@ -16,7 +17,9 @@ use external_secrets_providers::error::ErrorKind;
 use external_secrets_providers::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use external_secrets_providers::value::{SecretMap, SecretValue};
 use external_secrets_providers::{ClientManager, ManagerSettings, StoreRef, ValidationResult};
-use support::oracle::{FINGERPRINT, client, data, fake, private_key, store_provider, vault};
+use support::oracle::{
+    FINGERPRINT, INSTANCE_TENANCY, client, data, fake, instance, private_key, store_provider, vault,
+};
 use support::{NAMESPACE, secret_store, unique_name};
 
 fn text(value: SecretValue) -> String {
@@ -253,33 +256,122 @@ async fn another_vault_is_not_authorized_or_not_found() {
     ));
 }
 
+/// Instance principal auth against the metadata and federation fakes, in one test because the
+/// fake's token lifetime is process-wide: a token is federated once and reused while it is
+/// valid, renewed (with a new session key) once less than five minutes are left, and the
+/// principal is also what a store without `auth` uses.
 #[tokio::test]
-async fn instance_principal_and_workload_identity_are_refused_with_what_they_need() {
+async fn instance_principal_federates_a_session_key_and_renews_it_before_expiry() {
+    let (identity, metadata) = instance();
+    let vault = vault();
+    fake().put_secret(&vault, "db", "hunter2", &[]);
+    fake().register_instance(identity, 3600);
+    let before = fake().federations();
+    let c = client(&vault, "", "", |o| {
+        o.principal_type = Some(OraclePrincipalType::InstancePrincipal);
+    })
+    .await;
+    for _ in 0..3 {
+        assert_eq!(
+            text(c.get_secret(&RemoteRef::new("db")).await.unwrap()),
+            "hunter2"
+        );
+    }
+    assert_eq!(
+        fake().federations() - before,
+        1,
+        "one token for three reads"
+    );
+    let federation = fake()
+        .server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|request| request.path == "/v1/x509")
+        .unwrap();
+    let authorization =
+        contract_fakes::server::header(&federation.headers, "authorization").unwrap();
+    assert!(
+        authorization.contains(&format!("keyId=\"{}\"", identity.key_id())),
+        "{authorization}"
+    );
+    let read = fake()
+        .server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|request| request.path == "/20190301/secretbundles/actions/getByName")
+        .unwrap();
+    let authorization = contract_fakes::server::header(&read.headers, "authorization").unwrap();
+    assert!(authorization.contains("keyId=\"ST$"), "{authorization}");
+    assert!(
+        metadata
+            .server
+            .requests()
+            .iter()
+            .any(|request| request.path == "/opc/v2/identity/intermediate.pem")
+    );
+
+    // Tokens within the SDKs' five-minute renewal window are renewed before every request.
+    fake().register_instance(identity, 120);
+    let c = client(&vault, "", "", |o| o.auth = None).await;
+    let before = fake().federations();
+    for _ in 0..2 {
+        assert_eq!(
+            text(c.get_secret(&RemoteRef::new("db")).await.unwrap()),
+            "hunter2"
+        );
+    }
+    assert_eq!(fake().federations() - before, 2, "a token renewed per read");
+    assert_eq!(c.validate().await.unwrap(), ValidationResult::Ready);
+
+    // An identity service that refuses the instance fails the read as a permission error
+    // naming no token, key or certificate.
+    let stranger =
+        contract_fakes::oracle_identity::InstanceIdentity::new(INSTANCE_TENANCY, &private_key())
+            .unwrap();
+    fake().register_instance(&stranger, 3600);
+    let c = client(&vault, "", "", |o| o.auth = None).await;
+    let error = c.get_secret(&RemoteRef::new("db")).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::PermissionDenied, "{error}");
+    assert!(error.message().contains("401"), "{error}");
+    for secret in ["BEGIN", "ST$", "PRIVATE"] {
+        assert!(!error.to_string().contains(secret), "{error}");
+    }
+
+    // Off an instance (no metadata service answering) the client cannot be built.
+    fake().register_instance(identity, 3600);
+    metadata.set_available(false);
+    let manager = ClientManager::new(
+        Arc::new(MemorySecretSource::default()),
+        ManagerSettings::default(),
+    );
+    let provider = store_provider(&vault, |o| o.auth = None);
+    let store = secret_store(&unique_name("oracle"), provider);
+    let error = manager
+        .client(&StoreRef::from(&store), Some(NAMESPACE))
+        .await
+        .err()
+        .unwrap();
+    metadata.set_available(true);
+    assert_eq!(error.kind(), ErrorKind::Unavailable, "{error}");
+    assert!(error.message().contains("/instance/region"), "{error}");
+}
+
+#[tokio::test]
+async fn workload_identity_is_refused_with_what_it_needs() {
     fake();
     let source = Arc::new(MemorySecretSource::default());
     let manager = ClientManager::new(source, ManagerSettings::default());
-    for (principal, auth, needs) in [
-        (
-            Some(OraclePrincipalType::InstancePrincipal),
-            true,
-            "instance metadata service",
-        ),
-        (None, false, "instance metadata service"),
-        (Some(OraclePrincipalType::Workload), true, "proxymux"),
-    ] {
-        let provider = store_provider("ocid1.vault.oc1..any", |o| {
-            o.principal_type = principal;
-            if !auth {
-                o.auth = None;
-            }
-        });
-        let store = secret_store(&unique_name("oracle"), provider);
-        let error = manager
-            .client(&StoreRef::from(&store), Some(NAMESPACE))
-            .await
-            .err()
-            .unwrap();
-        assert_eq!(error.kind(), ErrorKind::Unsupported, "{error}");
-        assert!(error.message().contains(needs), "{error}");
-    }
+    let provider = store_provider("ocid1.vault.oc1..any", |o| {
+        o.principal_type = Some(OraclePrincipalType::Workload);
+    });
+    let store = secret_store(&unique_name("oracle"), provider);
+    let error = manager
+        .client(&StoreRef::from(&store), Some(NAMESPACE))
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(error.kind(), ErrorKind::Unsupported, "{error}");
+    assert!(error.message().contains("proxymux"), "{error}");
 }

@@ -26,4 +26,5 @@ pub mod infisical;
 pub mod keeper;
 pub mod onepassword;
 pub mod oracle;
+pub mod oracle_identity;
 pub mod server;

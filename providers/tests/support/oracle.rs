@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use contract_fakes::oracle::{OracleFake, Tenancy};
+use contract_fakes::oracle_identity::{InstanceIdentity, InstanceMetadata};
 use external_secrets_crds::meta::SecretKeySelector;
 use external_secrets_crds::v1::{OracleAuth, OracleProvider, OracleSecretRef, SecretStoreProvider};
 use external_secrets_providers::SharedClient;
@@ -65,6 +66,33 @@ pub fn fake() -> &'static OracleFake {
             unsafe { std::env::set_var(variable, &fake.server.url) };
         }
         fake
+    })
+}
+
+/// The tenancy of the instance the instance-principal tests run on.
+pub const INSTANCE_TENANCY: &str = "ocid1.tenancy.oc1..eso-instance";
+
+/// The instance identity of this process: its metadata service started and made the SDKs'
+/// `OCI_METADATA_BASE_URL`, the Vault fake made the identity service
+/// (`OCI_SDK_AUTH_CLIENT_REGION_URL`). The leaf key is the test API key. Tokens are issued
+/// only once a test registers the identity with the fake.
+pub fn instance() -> &'static (InstanceIdentity, InstanceMetadata) {
+    static INSTANCE: OnceLock<(InstanceIdentity, InstanceMetadata)> = OnceLock::new();
+    INSTANCE.get_or_init(|| {
+        let url = fake().server.url.clone();
+        let identity = InstanceIdentity::new(INSTANCE_TENANCY, &private_key())
+            .expect("creating the instance's certificates");
+        let served = identity.clone();
+        let metadata = super::start_fake("OCI instance metadata", move || async move {
+            InstanceMetadata::start(&served).await
+        });
+        // SAFETY: set once before the first instance-principal client reads them; no other
+        // test of the process reads these variables.
+        unsafe {
+            std::env::set_var("OCI_METADATA_BASE_URL", metadata.base_url());
+            std::env::set_var("OCI_SDK_AUTH_CLIENT_REGION_URL", url);
+        }
+        (identity, metadata)
     })
 }
 
