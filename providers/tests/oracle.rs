@@ -3,7 +3,8 @@
 //! wrong key refused), stages as versions, properties and maps, find by name and by tags across
 //! pages, push (create, new version, unchanged value, encryption key required), scheduled
 //! deletion, store validation, instance principal auth against the metadata and federation
-//! fakes (token reuse and renewal, refusals), and the auth method this build refuses.
+//! fakes and OKE workload identity against the proxymux fake (token reuse and renewal,
+//! refusals, --deny-operator-identity).
 
 #![cfg(feature = "oracle")]
 
@@ -12,13 +13,14 @@ mod support;
 use std::sync::Arc;
 
 use external_secrets_crds::v1::OraclePrincipalType;
-use external_secrets_providers::credentials::MemorySecretSource;
+use external_secrets_providers::credentials::{MemorySecretSource, OperatorIdentity};
 use external_secrets_providers::error::ErrorKind;
 use external_secrets_providers::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use external_secrets_providers::value::{SecretMap, SecretValue};
 use external_secrets_providers::{ClientManager, ManagerSettings, StoreRef, ValidationResult};
 use support::oracle::{
-    FINGERPRINT, INSTANCE_TENANCY, client, data, fake, instance, private_key, store_provider, vault,
+    FINGERPRINT, INSTANCE_TENANCY, POD_TOKEN, client, data, fake, instance, pod, private_key,
+    store_provider, vault,
 };
 use support::{NAMESPACE, secret_store, unique_name};
 
@@ -358,20 +360,67 @@ async fn instance_principal_federates_a_session_key_and_renews_it_before_expiry(
     assert!(error.message().contains("/instance/region"), "{error}");
 }
 
+/// OKE workload identity against the proxymux fake (one test: the fake's token lifetime is
+/// process-wide): the pod's token is exchanged once for a session reused while valid and
+/// renewed within five minutes of expiry; a wrong pod token is refused without the token in
+/// the error; `--deny-operator-identity` refuses the pod's identity to a SecretStore.
 #[tokio::test]
-async fn workload_identity_is_refused_with_what_it_needs() {
-    fake();
-    let source = Arc::new(MemorySecretSource::default());
-    let manager = ClientManager::new(source, ManagerSettings::default());
-    let provider = store_provider("ocid1.vault.oc1..any", |o| {
+async fn workload_identity_exchanges_the_pod_token_at_the_proxymux() {
+    pod();
+    let vault = vault();
+    fake().put_secret(&vault, "db", "hunter2", &[]);
+    let workload = |o: &mut external_secrets_crds::v1::OracleProvider| {
         o.principal_type = Some(OraclePrincipalType::Workload);
-    });
-    let store = secret_store(&unique_name("oracle"), provider);
-    let error = manager
+        o.auth = None;
+    };
+    fake().register_workload(POD_TOKEN, 3600);
+    let before = fake().exchanges();
+    let c = client(&vault, "", "", workload).await;
+    for _ in 0..2 {
+        assert_eq!(
+            text(c.get_secret(&RemoteRef::new("db")).await.unwrap()),
+            "hunter2"
+        );
+    }
+    assert_eq!(fake().exchanges() - before, 1, "one token for two reads");
+    let exchange = fake()
+        .server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|request| request.path == "/resourcePrincipalSessionTokens")
+        .unwrap();
+    assert_eq!(
+        contract_fakes::server::header(&exchange.headers, "authorization"),
+        Some(format!("Bearer {POD_TOKEN}").as_str())
+    );
+
+    fake().register_workload(POD_TOKEN, 120);
+    let c = client(&vault, "", "", workload).await;
+    let before = fake().exchanges();
+    for _ in 0..2 {
+        c.get_secret(&RemoteRef::new("db")).await.unwrap();
+    }
+    assert_eq!(fake().exchanges() - before, 2, "a token renewed per read");
+
+    fake().register_workload("another pod's token", 3600);
+    let c = client(&vault, "", "", workload).await;
+    let error = c.get_secret(&RemoteRef::new("db")).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::PermissionDenied, "{error}");
+    assert!(!error.to_string().contains(POD_TOKEN), "{error}");
+    fake().register_workload(POD_TOKEN, 3600);
+
+    let settings = ManagerSettings {
+        operator_identity: OperatorIdentity::DeniedToSecretStores,
+        ..ManagerSettings::default()
+    };
+    let denied = ClientManager::new(Arc::new(MemorySecretSource::default()), settings);
+    let store = secret_store(&unique_name("oracle"), store_provider(&vault, workload));
+    let error = denied
         .client(&StoreRef::from(&store), Some(NAMESPACE))
         .await
         .err()
         .unwrap();
-    assert_eq!(error.kind(), ErrorKind::Unsupported, "{error}");
-    assert!(error.message().contains("proxymux"), "{error}");
+    assert_eq!(error.kind(), ErrorKind::InvalidConfig, "{error}");
+    assert!(error.message().contains("a SecretStore may not"), "{error}");
 }

@@ -48,7 +48,7 @@ use rustls::pki_types::PrivatePkcs8KeyDer;
 use rustls::pki_types::pem::PemObject as _;
 use serde_json::{Value, json};
 
-use crate::oracle_identity::{InstanceIdentity, Session, federate, unix_now};
+use crate::oracle_identity::{InstanceIdentity, Session, exchange, federate, unix_now};
 use crate::server::{FakeServer, header};
 
 /// Longest request body read.
@@ -86,8 +86,11 @@ struct Data {
     secrets: Vec<Stored>,
     /// The registered instance and the lifetime of the tokens issued to it.
     instance: Option<(InstanceIdentity, i64)>,
+    /// The service-account token the proxymux accepts and the lifetime of its tokens.
+    workload: Option<(String, i64)>,
     sessions: BTreeMap<String, Session>,
     federations: usize,
+    exchanges: usize,
 }
 
 type Shared = Arc<Mutex<Data>>;
@@ -116,8 +119,10 @@ impl OracleFake {
             public_key_der,
             secrets: Vec::new(),
             instance: None,
+            workload: None,
             sessions: BTreeMap::new(),
             federations: 0,
+            exchanges: 0,
         }));
         let router = Router::new()
             .route("/20190301/secretbundles/actions/getByName", post(bundle))
@@ -133,6 +138,7 @@ impl OracleFake {
                 data.clone(),
                 check_signature,
             ))
+            .route("/resourcePrincipalSessionTokens", post(proxymux))
             .with_state(data.clone());
         let server = FakeServer::https(router).await?;
         Ok(Self { server, data })
@@ -144,9 +150,20 @@ impl OracleFake {
         lock(&self.data).instance = Some((identity.clone(), token_seconds));
     }
 
-    /// How many tokens the federation endpoint has issued.
+    /// Accepts proxymux exchanges of `service_account_token` from now on, issuing tokens valid
+    /// for `token_seconds`.
+    pub fn register_workload(&self, service_account_token: &str, token_seconds: i64) {
+        lock(&self.data).workload = Some((service_account_token.to_owned(), token_seconds));
+    }
+
+    /// How many tokens the X.509 federation endpoint has issued.
     pub fn federations(&self) -> usize {
         lock(&self.data).federations
+    }
+
+    /// How many tokens the proxymux has issued.
+    pub fn exchanges(&self) -> usize {
+        lock(&self.data).exchanges
     }
 
     /// Adds an empty vault `vault` (same compartment and key).
@@ -358,6 +375,27 @@ async fn x509(State(state): State<Shared>, body: Bytes) -> Response {
             data.federations += 1;
             data.sessions.insert(token.clone(), session);
             axum::Json(json!({"token": token})).into_response()
+        }
+        Err(refusal) => refusal,
+    }
+}
+
+/// The OKE proxymux (bearer-authenticated, not signed).
+async fn proxymux(State(state): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let mut data = lock(&state);
+    let Some((service_account_token, lifetime)) = data.workload.clone() else {
+        return not_found();
+    };
+    let serial = data.exchanges;
+    match exchange(&headers, &body, &service_account_token, lifetime, serial) {
+        Ok((answer, token, session)) => {
+            data.exchanges += 1;
+            data.sessions.insert(token, session);
+            (
+                [(axum::http::header::CONTENT_TYPE, "application/json")],
+                answer,
+            )
+                .into_response()
         }
         Err(refusal) => refusal,
     }

@@ -19,6 +19,10 @@
 //!   Anything else is 401 `NotAuthenticated` (400 for a malformed body). The answer is
 //!   `{"token"}`, a JWT-shaped token whose `exp` is the configured lifetime away; requests
 //!   signed by the session key with key id `ST$<token>` are then accepted until `exp`.
+//! * `POST /resourcePrincipalSessionTokens` (also served by the Vault fake, see [`exchange`]) is
+//!   the OKE proxymux of the SDKs' `OkeWorkloadIdentityConfigurationProvider`: a registered
+//!   service-account bearer token and a `podKey` PEM public key give a session token the same
+//!   way.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -242,21 +246,90 @@ pub fn federate(
                 "publicKey is not a base64 RSA SubjectPublicKeyInfo",
             )
         })?;
+    Ok(issue(
+        &identity.tenancy,
+        public_key,
+        lifetime_seconds,
+        serial,
+    ))
+}
+
+/// A JWT-shaped token for `tenancy` expiring `lifetime_seconds` from now, and its session.
+fn issue(
+    tenancy: &str,
+    public_key: Vec<u8>,
+    lifetime_seconds: i64,
+    serial: usize,
+) -> (String, Session) {
     let expires = unix_now() + lifetime_seconds;
-    let claims = json!({"exp": expires, "tenant": identity.tenancy, "jti": serial,
+    let claims = json!({"exp": expires, "res_tenant": tenancy, "jti": serial,
         "sub": "ocid1.instance.oc1..fake"});
     let token = format!(
         "{}.{}.fake-signature",
         URL_SAFE_NO_PAD.encode(br#"{"alg":"RS256","typ":"JWT"}"#),
         URL_SAFE_NO_PAD.encode(claims.to_string())
     );
-    Ok((
+    (
         token,
         Session {
             public_key,
             expires,
         },
-    ))
+    )
+}
+
+/// Answers an OKE proxymux `POST /resourcePrincipalSessionTokens`: the bearer token must be
+/// `service_account_token`, the content type JSON, an `opc-request-id` present and `podKey`
+/// an RSA public key PEM (401 / 400 otherwise). The answer (a JSON string of base64
+/// `{"token":"ST$<token>"}`) and the session, or the refusal.
+pub fn exchange(
+    headers: &HeaderMap,
+    body: &[u8],
+    service_account_token: &str,
+    lifetime_seconds: i64,
+    serial: usize,
+) -> Result<(String, String, Session), Response> {
+    let refuse = |status: StatusCode, message: &str| (status, message.to_owned()).into_response();
+    let bearer = header(headers, "authorization").and_then(|value| value.strip_prefix("Bearer "));
+    if bearer != Some(service_account_token) {
+        return Err(refuse(
+            StatusCode::UNAUTHORIZED,
+            "invalid service account token",
+        ));
+    }
+    if header(headers, "content-type") != Some("application/json")
+        || header(headers, "opc-request-id").is_none_or(str::is_empty)
+    {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            "content-type application/json and opc-request-id are required",
+        ));
+    }
+    let request: Value = serde_json::from_slice(body)
+        .map_err(|_| refuse(StatusCode::BAD_REQUEST, "body is not JSON"))?;
+    let pem = request
+        .get("podKey")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !pem.starts_with("-----BEGIN PUBLIC KEY-----") {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            "podKey is not a PEM public key",
+        ));
+    }
+    let public_key = rsa_public_key(&pem_der(pem))
+        .ok_or_else(|| refuse(StatusCode::BAD_REQUEST, "podKey is not an RSA public key"))?;
+    let (token, session) = issue(
+        "ocid1.tenancy.oc1..workload",
+        public_key,
+        lifetime_seconds,
+        serial,
+    );
+    let answer = serde_json::to_string(
+        &STANDARD.encode(json!({"token": format!("ST${token}")}).to_string()),
+    )
+    .unwrap_or_default();
+    Ok((answer, token, session))
 }
 
 /// The PKCS#1 `RSAPublicKey` inside an rsaEncryption SubjectPublicKeyInfo DER.

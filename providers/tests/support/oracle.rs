@@ -96,6 +96,41 @@ pub fn instance() -> &'static (InstanceIdentity, InstanceMetadata) {
     })
 }
 
+/// The pod's service-account token the workload-identity tests exchange.
+pub const POD_TOKEN: &str =
+    "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6ZXNvIn0.pod";
+
+/// The pod of this process for workload identity: its token file
+/// (`OCI_KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH`) holds [`POD_TOKEN`], its cluster CA
+/// (`OCI_KUBERNETES_SERVICE_ACCOUNT_CERT_PATH`) is the fakes' CA and the Vault fake is the
+/// proxymux (`OCI_PROXYMUX_ENDPOINT`). Tokens are issued once a test registers the pod token.
+pub fn pod() {
+    static POD: OnceLock<()> = OnceLock::new();
+    POD.get_or_init(|| {
+        let fake = fake();
+        let directory = std::env::temp_dir().join(format!("oci-pod-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).expect("creating the pod directory");
+        std::fs::write(directory.join("token"), POD_TOKEN).expect("writing the pod token");
+        std::fs::write(directory.join("ca.crt"), &fake.server.ca_pem).expect("writing the CA");
+        // SAFETY: set once before the first workload-identity client reads them; no other test
+        // of the process reads these variables.
+        unsafe {
+            std::env::set_var(
+                "OCI_KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH",
+                directory.join("token"),
+            );
+            std::env::set_var(
+                "OCI_KUBERNETES_SERVICE_ACCOUNT_CERT_PATH",
+                directory.join("ca.crt"),
+            );
+            std::env::set_var(
+                "OCI_PROXYMUX_ENDPOINT",
+                format!("{}/resourcePrincipalSessionTokens", fake.server.url),
+            );
+        }
+    });
+}
+
 /// A new empty vault on the fake; its OCID.
 pub fn vault() -> String {
     let vault = format!("ocid1.vault.oc1..{}", unique_name("vault"));

@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::error;
 use super::instance::InstancePrincipal;
 use super::signer::Signer;
+use super::workload::WorkloadIdentity;
 use crate::error::{ProviderError, Result};
 use crate::transport::{Roots, https_client, read_body, tls_config, transport_error};
 
@@ -107,6 +108,8 @@ pub enum Principal {
     User(Signer),
     /// The compute instance's federated session.
     Instance(InstancePrincipal),
+    /// The OKE workload's resource-principal session.
+    Workload(WorkloadIdentity),
 }
 
 impl Principal {
@@ -120,6 +123,7 @@ impl Principal {
         match self {
             Self::User(signer) => signer.sign(method, url, body, headers),
             Self::Instance(instance) => instance.sign(method, url, body, headers).await,
+            Self::Workload(workload) => workload.sign(method, url, body, headers).await,
         }
     }
 }

@@ -13,22 +13,20 @@
 //!   content-type x-content-sha256`) carrying `{"certificate","publicKey",
 //!   "intermediateCertificates","fingerprintAlgorithm":"SHA256"}` (base64 DER, as the SDKs'
 //!   PEM bodies without armour) answers `{"token"}`, a JWT.
-//! * Vault requests are signed by the session key with key id `ST$<token>`. As the SDKs, the
-//!   certificates, key and token are renewed (with a new session key) once the token's `exp` is
-//!   less than five minutes away; the region is read once.
+//! * Vault requests are signed by the session key with key id `ST$<token>` (see `session`);
+//!   each renewal reads the certificates and key again; the region is read once.
 //!
 //! Tokens, keys and certificates never appear in errors.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use reqwest::Method;
-use rustls::pki_types::CertificateDer;
-use rustls::pki_types::pem::PemObject as _;
-use tokio::sync::Mutex;
-
+use super::session::{Session, SessionCache, session_key};
 use super::signer::Signer;
 use crate::error::{ProviderError, Result};
 use crate::transport::{read_body, transport_error};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use reqwest::Method;
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject as _;
 
 /// The metadata service as the SDKs reach it without `OCI_METADATA_BASE_URL`.
 const METADATA_BASE_URL: &str = "http://169.254.169.254/opc/v2";
@@ -36,25 +34,13 @@ const METADATA_BASE_URL: &str = "http://169.254.169.254/opc/v2";
 /// Longest metadata or federation answer read (certificates, a key, a token).
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// Seconds before a token's `exp` from which it is renewed (the SDKs' buffer).
-const RENEW_BEFORE_SECONDS: i64 = 5 * 60;
-
-/// Size of the session key, as the SDKs generate it.
-const SESSION_KEY_BITS: usize = 2048;
-
-/// A federated session: the token and the key it was issued for.
-struct Session {
-    signer: Signer,
-    expires: i64,
-}
-
 /// The instance's identity, federated on first use and renewed before expiry.
 pub struct InstancePrincipal {
     http: reqwest::Client,
     metadata: String,
     federation: reqwest::Url,
     tenancy: String,
-    session: Mutex<Option<Session>>,
+    sessions: SessionCache,
 }
 
 impl InstancePrincipal {
@@ -82,7 +68,7 @@ impl InstancePrincipal {
             metadata,
             federation,
             tenancy,
-            session: Mutex::new(None),
+            sessions: SessionCache::default(),
         })
     }
 
@@ -95,15 +81,9 @@ impl InstancePrincipal {
         body: Option<&[u8]>,
         headers: &mut reqwest::header::HeaderMap,
     ) -> Result<()> {
-        let mut session = self.session.lock().await;
-        let now = unix_now();
-        let current = match session.take() {
-            Some(current) if current.expires - RENEW_BEFORE_SECONDS > now => current,
-            _ => self.federate().await?,
-        };
-        let signed = current.signer.sign(method, url, body, headers);
-        *session = Some(current);
-        signed
+        self.sessions
+            .sign(|| self.federate(), method, url, body, headers)
+            .await
     }
 
     /// A new session: fresh certificates from the metadata service and a fresh session key
@@ -162,22 +142,8 @@ impl InstancePrincipal {
         let token = serde_json::from_slice::<Answer>(&answer)
             .map_err(|_| ProviderError::invalid_data(format!("{action}: malformed answer")))?
             .token;
-        let expires = expiry(&token)
-            .ok_or_else(|| ProviderError::invalid_data(format!("{action}: malformed token")))?;
-        Ok(Session {
-            signer: Signer::with_key(format!("ST${token}"), session_key),
-            expires,
-        })
+        Session::new(&token, session_key, action)
     }
-}
-
-/// Seconds since the epoch.
-fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
-        })
 }
 
 /// A configuration error of the instance principal.
@@ -244,34 +210,6 @@ pub(super) fn fingerprint(certificate: &[u8]) -> String {
         .join(":")
 }
 
-/// A fresh session key pair: ring's signing key and the public key's SubjectPublicKeyInfo DER.
-fn session_key() -> Result<(ring::signature::RsaKeyPair, Vec<u8>)> {
-    use rsa::pkcs8::{EncodePrivateKey as _, EncodePublicKey as _};
-    let failed = || ProviderError::invalid_config("failed to generate a new session key pair");
-    let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, SESSION_KEY_BITS)
-        .map_err(|_| failed())?;
-    let pkcs8 = private.to_pkcs8_der().map_err(|_| failed())?;
-    let public = private
-        .to_public_key()
-        .to_public_key_der()
-        .map_err(|_| failed())?;
-    let key = ring::signature::RsaKeyPair::from_pkcs8(pkcs8.as_bytes()).map_err(|_| failed())?;
-    Ok((key, public.as_bytes().to_vec()))
-}
-
-/// The `exp` claim (seconds since the epoch) of the JWT `token`.
-fn expiry(token: &str) -> Option<i64> {
-    let payload = token.split('.').nth(1)?;
-    let payload = URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok()?;
-    let claims: serde_json::Value = serde_json::from_slice(&payload).ok()?;
-    let exp = claims.get("exp")?;
-    exp.as_i64().or_else(|| {
-        exp.as_f64()
-            .filter(|exp| exp.is_finite())
-            .map(|exp| exp as i64)
-    })
-}
-
 /// The region name of a metadata answer: the SDKs map the short codes of the first regions to
 /// their names; others are names already.
 fn region_name(region: &str) -> String {
@@ -288,15 +226,6 @@ fn region_name(region: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn expiry_reads_the_exp_claim_and_refuses_other_text() {
-        let payload = URL_SAFE_NO_PAD.encode(br#"{"exp":1700000000,"sub":"x"}"#);
-        assert_eq!(expiry(&format!("h.{payload}.s")), Some(1_700_000_000));
-        assert_eq!(expiry("not a token"), None);
-        let no_exp = URL_SAFE_NO_PAD.encode(br#"{"sub":"x"}"#);
-        assert_eq!(expiry(&format!("h.{no_exp}.s")), None);
-    }
 
     #[test]
     fn fingerprints_are_colon_separated_lowercase_sha256() {

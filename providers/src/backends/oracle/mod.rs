@@ -17,20 +17,20 @@
 //!   `privatekey`, its `fingerprint`, `user` and `tenancy` OCIDs) per OCI's HTTP signature
 //!   scheme (see `signer`); `principalType: InstancePrincipal`, also used when `auth` is not
 //!   set, signs with a session key federated for the compute instance's identity (see
-//!   `instance`).
+//!   `instance`); `principalType: Workload` with one exchanged at the OKE proxymux for the
+//!   pod's (or `serviceAccountRef`'s) service-account token (see `workload`). Both fall back to
+//!   the operator's own identity (without `serviceAccountRef`), which
+//!   `--deny-operator-identity` refuses to SecretStores.
 //! * `validate` reads the vault from Key Management: refused credentials fail the store, OCI's
 //!   `NotAuthorizedOrNotFound` leaves it Ready but unvalidated, as upstream.
 //!
-//! Not implemented (the store is refused with a message naming what is missing):
-//! `principalType: Workload` (OKE workload identity), which needs a service-account token
-//! exchanged at the OKE proxymux resource-principal endpoint (`KUBERNETES_SERVICE_HOST:12250`)
-//! for a resource-principal session token signed by a session key.
-
 mod api;
 mod client;
 mod error;
 mod instance;
+mod session;
 mod signer;
+mod workload;
 
 use std::sync::Arc;
 
@@ -42,6 +42,7 @@ use self::api::{Api, Principal, http_client};
 use self::client::OracleClient;
 use self::instance::InstancePrincipal;
 use self::signer::Signer;
+use self::workload::WorkloadIdentity;
 use crate::client::SharedClient;
 use crate::credentials::{CredentialResolver, Referent, check_selector_namespace};
 use crate::error::{ProviderError, Result};
@@ -74,20 +75,18 @@ impl Provider for Oracle {
             return Err(ProviderError::invalid_config("missing Region"));
         }
         let http = http_client()?;
+        let setup = |error: ProviderError| error.context("cannot setup new oracle client");
         let principal = match (&spec.principal_type, &spec.auth) {
-            (Some(OraclePrincipalType::Workload), _) => {
-                return Err(ProviderError::unsupported(
-                    "oracle principalType Workload (OKE workload identity) is not supported by \
-                     this build: it needs the OKE proxymux resource-principal token exchange, \
-                     which this provider does not implement; use InstancePrincipal or auth \
-                     (user principal) instead",
-                ));
-            }
-            (Some(OraclePrincipalType::InstancePrincipal), _) | (_, None) => Principal::Instance(
-                InstancePrincipal::new(http.clone())
-                    .await
-                    .map_err(|error| error.context("cannot setup new oracle client"))?,
+            (Some(OraclePrincipalType::Workload), _) => Principal::Workload(
+                WorkloadIdentity::new(&context.credentials, spec.service_account_ref.as_ref())
+                    .map_err(setup)?,
             ),
+            (Some(OraclePrincipalType::InstancePrincipal), _) | (_, None) => {
+                context
+                    .credentials
+                    .use_operator_identity("oracle instance principal")?;
+                Principal::Instance(InstancePrincipal::new(http.clone()).await.map_err(setup)?)
+            }
             (_, Some(auth)) => Principal::User(user_signer(auth, &context.credentials).await?),
         };
         let api = Api::new(&spec.region, http, principal)?;
