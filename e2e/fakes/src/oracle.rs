@@ -376,7 +376,7 @@ async fn x509(State(state): State<Shared>, body: Bytes) -> Response {
             data.sessions.insert(token.clone(), session);
             axum::Json(json!({"token": token})).into_response()
         }
-        Err(refusal) => refusal,
+        Err(refusal) => *refusal,
     }
 }
 
@@ -397,7 +397,7 @@ async fn proxymux(State(state): State<Shared>, headers: HeaderMap, body: Bytes) 
             )
                 .into_response()
         }
-        Err(refusal) => refusal,
+        Err(refusal) => *refusal,
     }
 }
 

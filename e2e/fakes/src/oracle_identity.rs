@@ -184,13 +184,15 @@ pub fn federate(
     body: &[u8],
     lifetime_seconds: i64,
     serial: usize,
-) -> Result<(String, Session), Response> {
+) -> Result<(String, Session), Box<Response>> {
     let refuse = |status: StatusCode, code: &str, message: &str| {
-        (
-            status,
-            axum::Json(json!({"code": code, "message": message})),
+        Box::new(
+            (
+                status,
+                axum::Json(json!({"code": code, "message": message})),
+            )
+                .into_response(),
         )
-            .into_response()
     };
     let request: Value = serde_json::from_slice(body).map_err(|_| {
         refuse(
@@ -288,8 +290,9 @@ pub fn exchange(
     service_account_token: &str,
     lifetime_seconds: i64,
     serial: usize,
-) -> Result<(String, String, Session), Response> {
-    let refuse = |status: StatusCode, message: &str| (status, message.to_owned()).into_response();
+) -> Result<(String, String, Session), Box<Response>> {
+    let refuse =
+        |status: StatusCode, message: &str| Box::new((status, message.to_owned()).into_response());
     let bearer = header(headers, "authorization").and_then(|value| value.strip_prefix("Bearer "));
     if bearer != Some(service_account_token) {
         return Err(refuse(
