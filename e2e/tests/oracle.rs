@@ -41,6 +41,17 @@ fn private_key() -> anyhow::Result<String> {
     Ok(std::fs::read_to_string(path)?)
 }
 
+/// The OCI Vault fake of the test tenancy, verifying signatures with `key`'s public half.
+async fn start_fake(key: &str) -> anyhow::Result<OracleFake> {
+    let tenancy = Tenancy {
+        key_id: format!("{TENANCY}/{USER}/{FINGERPRINT}"),
+        vault: VAULT.into(),
+        compartment: COMPARTMENT.into(),
+        encryption_key: KEY.into(),
+    };
+    Ok(OracleFake::start(tenancy, key).await?)
+}
+
 /// The API key Secret and a store on the fake's vault.
 async fn create_store(
     cluster: &TestCluster,
@@ -83,13 +94,7 @@ async fn create_store(
 #[tokio::test]
 async fn external_secrets_sync_from_oci_vault_and_push_secrets_write_to_it() -> anyhow::Result<()> {
     let key = private_key()?;
-    let tenancy = Tenancy {
-        key_id: format!("{TENANCY}/{USER}/{FINGERPRINT}"),
-        vault: VAULT.into(),
-        compartment: COMPARTMENT.into(),
-        encryption_key: KEY.into(),
-    };
-    let fake = OracleFake::start(tenancy, &key).await?;
+    let fake = start_fake(&key).await?;
     fake.put_secret(VAULT, "db-password", "first", &[]);
     fake.put_secret(VAULT, "db-config", r#"{"user":"admin"}"#, &[]);
     fake.put_secret(VAULT, "feature-a", "on", &[]);
@@ -191,13 +196,7 @@ async fn external_secrets_sync_from_oci_vault_and_push_secrets_write_to_it() -> 
 #[tokio::test]
 async fn external_secrets_sync_with_the_instance_principal() -> anyhow::Result<()> {
     let key = private_key()?;
-    let tenancy = Tenancy {
-        key_id: format!("{TENANCY}/{USER}/{FINGERPRINT}"),
-        vault: VAULT.into(),
-        compartment: COMPARTMENT.into(),
-        encryption_key: KEY.into(),
-    };
-    let fake = OracleFake::start(tenancy, &key).await?;
+    let fake = start_fake(&key).await?;
     fake.put_secret(VAULT, "db-password", "from-instance", &[]);
     let identity = InstanceIdentity::new("ocid1.tenancy.oc1..e2e-instance", &key)?;
     fake.register_instance(&identity, 3600);

@@ -34,6 +34,20 @@ fn texts(map: SecretMap) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The `Authorization` header of the fake's latest request to `path`.
+fn last_authorization(path: &str) -> String {
+    let request = fake()
+        .server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|request| request.path == path)
+        .unwrap();
+    contract_fakes::server::header(&request.headers, "authorization")
+        .unwrap()
+        .to_owned()
+}
+
 #[tokio::test]
 async fn requests_are_signed_with_the_api_key_in_either_pem_form() {
     let vault = vault();
@@ -47,14 +61,7 @@ async fn requests_are_signed_with_the_api_key_in_either_pem_form() {
         );
         assert_eq!(c.validate().await.unwrap(), ValidationResult::Ready);
     }
-    let request = fake()
-        .server
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|request| request.path == "/20190301/secretbundles/actions/getByName")
-        .unwrap();
-    let authorization = contract_fakes::server::header(&request.headers, "authorization").unwrap();
+    let authorization = last_authorization("/20190301/secretbundles/actions/getByName");
     assert!(authorization.starts_with("Signature version=\"1\",keyId=\"ocid1.tenancy.oc1..eso-test/ocid1.user.oc1..eso-test/db:03"), "{authorization}");
     assert!(
         authorization.contains(
@@ -284,27 +291,12 @@ async fn instance_principal_federates_a_session_key_and_renews_it_before_expiry(
         1,
         "one token for three reads"
     );
-    let federation = fake()
-        .server
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|request| request.path == "/v1/x509")
-        .unwrap();
-    let authorization =
-        contract_fakes::server::header(&federation.headers, "authorization").unwrap();
+    let authorization = last_authorization("/v1/x509");
     assert!(
         authorization.contains(&format!("keyId=\"{}\"", identity.key_id())),
         "{authorization}"
     );
-    let read = fake()
-        .server
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|request| request.path == "/20190301/secretbundles/actions/getByName")
-        .unwrap();
-    let authorization = contract_fakes::server::header(&read.headers, "authorization").unwrap();
+    let authorization = last_authorization("/20190301/secretbundles/actions/getByName");
     assert!(authorization.contains("keyId=\"ST$"), "{authorization}");
     assert!(
         metadata
@@ -383,16 +375,9 @@ async fn workload_identity_exchanges_the_pod_token_at_the_proxymux() {
         );
     }
     assert_eq!(fake().exchanges() - before, 1, "one token for two reads");
-    let exchange = fake()
-        .server
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|request| request.path == "/resourcePrincipalSessionTokens")
-        .unwrap();
     assert_eq!(
-        contract_fakes::server::header(&exchange.headers, "authorization"),
-        Some(format!("Bearer {POD_TOKEN}").as_str())
+        last_authorization("/resourcePrincipalSessionTokens"),
+        format!("Bearer {POD_TOKEN}")
     );
 
     fake().register_workload(POD_TOKEN, 120);

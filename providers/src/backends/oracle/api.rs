@@ -122,8 +122,20 @@ impl Principal {
     ) -> Result<()> {
         match self {
             Self::User(signer) => signer.sign(method, url, body, headers),
-            Self::Instance(instance) => instance.sign(method, url, body, headers).await,
-            Self::Workload(workload) => workload.sign(method, url, body, headers).await,
+            Self::Instance(instance) => {
+                let renew = || instance.federate();
+                instance
+                    .sessions
+                    .sign(renew, method, url, body, headers)
+                    .await
+            }
+            Self::Workload(workload) => {
+                let renew = || workload.federate();
+                workload
+                    .sessions
+                    .sign(renew, method, url, body, headers)
+                    .await
+            }
         }
     }
 }

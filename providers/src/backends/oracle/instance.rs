@@ -40,7 +40,8 @@ pub struct InstancePrincipal {
     metadata: String,
     federation: reqwest::Url,
     tenancy: String,
-    sessions: SessionCache,
+    /// The current session, renewed by [`Self::federate`].
+    pub sessions: SessionCache,
 }
 
 impl InstancePrincipal {
@@ -72,23 +73,9 @@ impl InstancePrincipal {
         })
     }
 
-    /// Signs a request with the session key, renewing the session first when its token is
-    /// about to expire.
-    pub async fn sign(
-        &self,
-        method: &Method,
-        url: &reqwest::Url,
-        body: Option<&[u8]>,
-        headers: &mut reqwest::header::HeaderMap,
-    ) -> Result<()> {
-        self.sessions
-            .sign(|| self.federate(), method, url, body, headers)
-            .await
-    }
-
     /// A new session: fresh certificates from the metadata service and a fresh session key
     /// federated at the identity service.
-    async fn federate(&self) -> Result<Session> {
+    pub async fn federate(&self) -> Result<Session> {
         let leaf_pem = get(&self.http, &self.metadata, "/identity/cert.pem").await?;
         let leaf = certificate(&leaf_pem)?;
         let tenancy = tenancy_of(&leaf)?;

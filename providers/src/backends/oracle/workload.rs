@@ -24,7 +24,6 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use external_secrets_crds::meta::ServiceAccountSelector;
-use reqwest::Method;
 
 use super::session::{Session, SessionCache, session_key};
 use crate::credentials::{CredentialResolver, Referent};
@@ -66,7 +65,8 @@ pub struct WorkloadIdentity {
     http: reqwest::Client,
     endpoint: reqwest::Url,
     tokens: TokenSource,
-    sessions: SessionCache,
+    /// The current session, renewed by [`Self::federate`].
+    pub sessions: SessionCache,
 }
 
 impl WorkloadIdentity {
@@ -126,20 +126,6 @@ impl WorkloadIdentity {
         })
     }
 
-    /// Signs a request with the session key, renewing the session first when its token is
-    /// about to expire.
-    pub async fn sign(
-        &self,
-        method: &Method,
-        url: &reqwest::Url,
-        body: Option<&[u8]>,
-        headers: &mut reqwest::header::HeaderMap,
-    ) -> Result<()> {
-        self.sessions
-            .sign(|| self.federate(), method, url, body, headers)
-            .await
-    }
-
     /// The current service-account token.
     async fn token(&self) -> Result<String> {
         match &self.tokens {
@@ -167,7 +153,7 @@ impl WorkloadIdentity {
     }
 
     /// A new session: a fresh session key exchanged at the proxymux.
-    async fn federate(&self) -> Result<Session> {
+    pub async fn federate(&self) -> Result<Session> {
         let action = "failed to get a Workload Identity token";
         let token = self.token().await?;
         let (session_key, public_key) = session_key()?;
