@@ -34,6 +34,22 @@ fn texts(map: SecretMap) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `store` (using the operator's own identity) is refused under `--deny-operator-identity`.
+async fn assert_denied_to_secret_stores(store: &external_secrets_crds::v1::SecretStore) {
+    let settings = ManagerSettings {
+        operator_identity: OperatorIdentity::DeniedToSecretStores,
+        ..ManagerSettings::default()
+    };
+    let denied = ClientManager::new(Arc::new(MemorySecretSource::default()), settings);
+    let error = denied
+        .client(&StoreRef::from(store), Some(NAMESPACE))
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(error.kind(), ErrorKind::InvalidConfig, "{error}");
+    assert!(error.message().contains("a SecretStore may not"), "{error}");
+}
+
 /// The `Authorization` header of the fake's latest request to `path`.
 fn last_authorization(path: &str) -> String {
     let request = fake()
@@ -350,6 +366,10 @@ async fn instance_principal_federates_a_session_key_and_renews_it_before_expiry(
     metadata.set_available(true);
     assert_eq!(error.kind(), ErrorKind::Unavailable, "{error}");
     assert!(error.message().contains("/instance/region"), "{error}");
+
+    // The instance's identity is the operator's own: --deny-operator-identity refuses it to a
+    // SecretStore.
+    assert_denied_to_secret_stores(&store).await;
 }
 
 /// OKE workload identity against the proxymux fake (one test: the fake's token lifetime is
@@ -395,17 +415,6 @@ async fn workload_identity_exchanges_the_pod_token_at_the_proxymux() {
     assert!(!error.to_string().contains(POD_TOKEN), "{error}");
     fake().register_workload(POD_TOKEN, 3600);
 
-    let settings = ManagerSettings {
-        operator_identity: OperatorIdentity::DeniedToSecretStores,
-        ..ManagerSettings::default()
-    };
-    let denied = ClientManager::new(Arc::new(MemorySecretSource::default()), settings);
     let store = secret_store(&unique_name("oracle"), store_provider(&vault, workload));
-    let error = denied
-        .client(&StoreRef::from(&store), Some(NAMESPACE))
-        .await
-        .err()
-        .unwrap();
-    assert_eq!(error.kind(), ErrorKind::InvalidConfig, "{error}");
-    assert!(error.message().contains("a SecretStore may not"), "{error}");
+    assert_denied_to_secret_stores(&store).await;
 }
