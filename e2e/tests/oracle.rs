@@ -7,11 +7,16 @@
 //! value into the vault with the store's encryption key, scheduled for deletion when the
 //! PushSecret is deleted.
 //!
-//! Cluster-agnostic: only the controller talks to the fake, and it runs on this machine.
+//! A second test runs a store without `auth` (instance principal) against the instance
+//! metadata and X.509 federation fakes (`contract-fakes::oracle_identity`), named to the
+//! controller through the OCI SDKs' `OCI_METADATA_BASE_URL` and `OCI_SDK_AUTH_CLIENT_REGION_URL`.
+//!
+//! Cluster-agnostic: only the controller talks to the fakes, and it runs on this machine.
 
 use std::time::Duration;
 
 use contract_fakes::oracle::{OracleFake, Tenancy};
+use contract_fakes::oracle_identity::{InstanceIdentity, InstanceMetadata};
 use e2e::harness::{
     ControllerProcess, TestCluster, TestNamespace, create_push_secret, eventually, fake_ca_file,
     install_crds, unique_name, wait_for_secret_data,
@@ -34,6 +39,17 @@ fn private_key() -> anyhow::Result<String> {
     let manifest = std::env::var("CARGO_MANIFEST_DIR")?;
     let path = std::path::Path::new(&manifest).join("../providers/tests/data/oci-api-key.pem");
     Ok(std::fs::read_to_string(path)?)
+}
+
+/// The OCI Vault fake of the test tenancy, verifying signatures with `key`'s public half.
+async fn start_fake(key: &str) -> anyhow::Result<OracleFake> {
+    let tenancy = Tenancy {
+        key_id: format!("{TENANCY}/{USER}/{FINGERPRINT}"),
+        vault: VAULT.into(),
+        compartment: COMPARTMENT.into(),
+        encryption_key: KEY.into(),
+    };
+    Ok(OracleFake::start(tenancy, key).await?)
 }
 
 /// The API key Secret and a store on the fake's vault.
@@ -78,13 +94,7 @@ async fn create_store(
 #[tokio::test]
 async fn external_secrets_sync_from_oci_vault_and_push_secrets_write_to_it() -> anyhow::Result<()> {
     let key = private_key()?;
-    let tenancy = Tenancy {
-        key_id: format!("{TENANCY}/{USER}/{FINGERPRINT}"),
-        vault: VAULT.into(),
-        compartment: COMPARTMENT.into(),
-        encryption_key: KEY.into(),
-    };
-    let fake = OracleFake::start(tenancy, &key).await?;
+    let fake = start_fake(&key).await?;
     fake.put_secret(VAULT, "db-password", "first", &[]);
     fake.put_secret(VAULT, "db-config", r#"{"user":"admin"}"#, &[]);
     fake.put_secret(VAULT, "feature-a", "on", &[]);
@@ -179,6 +189,76 @@ async fn external_secrets_sync_from_oci_vault_and_push_secrets_write_to_it() -> 
     .await
     .map_err(|error| error.context(controller.log()))?;
 
+    controller.stop().await?;
+    namespace.delete().await
+}
+
+#[tokio::test]
+async fn external_secrets_sync_with_the_instance_principal() -> anyhow::Result<()> {
+    let key = private_key()?;
+    let fake = start_fake(&key).await?;
+    fake.put_secret(VAULT, "db-password", "from-instance", &[]);
+    let identity = InstanceIdentity::new("ocid1.tenancy.oc1..e2e-instance", &key)?;
+    fake.register_instance(&identity, 3600);
+    let metadata = InstanceMetadata::start(&identity).await?;
+    let ca = fake_ca_file("oracle-instance-e2e-ca", &fake.server.ca_pem)?;
+
+    let cluster = TestCluster::connect().await?;
+    install_crds(&cluster.client).await?;
+    let namespace = TestNamespace::create(&cluster, "oracle-instance").await?;
+    let class = unique_name("e2e-oracle-instance");
+    let url = fake.server.url.as_str();
+    let metadata_url = metadata.base_url();
+    let env = [
+        ("SSL_CERT_FILE", ca.as_str()),
+        ("OCI_SECRETS_ENDPOINT", url),
+        ("OCI_VAULTS_ENDPOINT", url),
+        ("OCI_KMS_ENDPOINT", url),
+        ("OCI_SDK_AUTH_CLIENT_REGION_URL", url),
+        ("OCI_METADATA_BASE_URL", metadata_url.as_str()),
+    ];
+    let controller = ControllerProcess::start_with_env(&cluster, &class, &[], &env).await?;
+    let store: SecretStore = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "SecretStore",
+        "metadata": {"name": "oracle"},
+        "spec": {"controller": class, "provider": {"oracle": {
+            "region": "us-ashburn-1",
+            "vault": VAULT,
+            "principalType": "InstancePrincipal",
+        }}},
+    }))?;
+    Api::<SecretStore>::namespaced(cluster.client.clone(), &namespace.name)
+        .create(&PostParams::default(), &store)
+        .await?;
+    let external_secret: ExternalSecret = serde_json::from_value(json!({
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": "app"},
+        "spec": {
+            "refreshInterval": "1h",
+            "secretStoreRef": {"name": "oracle", "kind": "SecretStore"},
+            "target": {"name": "app-credentials"},
+            "data": [{"secretKey": "password", "remoteRef": {"key": "db-password"}}],
+        },
+    }))?;
+    Api::<ExternalSecret>::namespaced(cluster.client.clone(), &namespace.name)
+        .create(&PostParams::default(), &external_secret)
+        .await?;
+    let secrets: Api<Secret> = Api::namespaced(cluster.client.clone(), &namespace.name);
+    wait_for_secret_data(
+        &secrets,
+        "app-credentials",
+        &[("password", "from-instance")],
+        WAIT,
+        "target Secret synced as the instance principal",
+        &controller,
+    )
+    .await?;
+    anyhow::ensure!(
+        fake.federations() >= 1,
+        "the controller never federated at the identity service"
+    );
     controller.stop().await?;
     namespace.delete().await
 }

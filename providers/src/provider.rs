@@ -50,6 +50,14 @@ pub trait Provider: Copy + Send + Sync + 'static {
         true
     }
 
+    /// Admission warnings about an acceptable configuration (the warnings upstream's
+    /// `ValidateStore` returns beside a nil error): the admission webhook returns them with the
+    /// verdict; the store controller does not surface them, as upstream. Most have none.
+    fn admission_warnings(&self, spec: &Self::Spec) -> Vec<String> {
+        let _ = spec;
+        Vec::new()
+    }
+
     /// Static checks of the configuration, with upstream's `ValidateStore` messages: run by the
     /// admission webhook and before every client is built.
     fn validate_store(&self, spec: &Self::Spec, store: &StoreId) -> Result<()>;

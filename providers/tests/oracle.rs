@@ -2,7 +2,9 @@
 //! signature with the test key's public half: user-principal auth (PKCS#8 and PKCS#1 keys, a
 //! wrong key refused), stages as versions, properties and maps, find by name and by tags across
 //! pages, push (create, new version, unchanged value, encryption key required), scheduled
-//! deletion, store validation, and the auth methods this build refuses.
+//! deletion, store validation, instance principal auth against the metadata and federation
+//! fakes and OKE workload identity against the proxymux fake (token reuse and renewal,
+//! refusals, --deny-operator-identity).
 
 #![cfg(feature = "oracle")]
 
@@ -11,12 +13,15 @@ mod support;
 use std::sync::Arc;
 
 use external_secrets_crds::v1::OraclePrincipalType;
-use external_secrets_providers::credentials::MemorySecretSource;
+use external_secrets_providers::credentials::{MemorySecretSource, OperatorIdentity};
 use external_secrets_providers::error::ErrorKind;
 use external_secrets_providers::request::{Find, PushRemoteRef, PushRequest, RemoteRef};
 use external_secrets_providers::value::{SecretMap, SecretValue};
 use external_secrets_providers::{ClientManager, ManagerSettings, StoreRef, ValidationResult};
-use support::oracle::{FINGERPRINT, client, data, fake, private_key, store_provider, vault};
+use support::oracle::{
+    FINGERPRINT, INSTANCE_TENANCY, POD_TOKEN, client, data, fake, instance, pod, private_key,
+    store_provider, vault,
+};
 use support::{NAMESPACE, secret_store, unique_name};
 
 fn text(value: SecretValue) -> String {
@@ -27,6 +32,36 @@ fn texts(map: SecretMap) -> Vec<(String, String)> {
     map.into_iter()
         .map(|(key, value)| (key, text(value)))
         .collect()
+}
+
+/// `store` (using the operator's own identity) is refused under `--deny-operator-identity`.
+async fn assert_denied_to_secret_stores(store: &external_secrets_crds::v1::SecretStore) {
+    let settings = ManagerSettings {
+        operator_identity: OperatorIdentity::DeniedToSecretStores,
+        ..ManagerSettings::default()
+    };
+    let denied = ClientManager::new(Arc::new(MemorySecretSource::default()), settings);
+    let error = denied
+        .client(&StoreRef::from(store), Some(NAMESPACE))
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(error.kind(), ErrorKind::InvalidConfig, "{error}");
+    assert!(error.message().contains("a SecretStore may not"), "{error}");
+}
+
+/// The `Authorization` header of the fake's latest request to `path`.
+fn last_authorization(path: &str) -> String {
+    let request = fake()
+        .server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|request| request.path == path)
+        .unwrap();
+    contract_fakes::server::header(&request.headers, "authorization")
+        .unwrap()
+        .to_owned()
 }
 
 #[tokio::test]
@@ -42,14 +77,7 @@ async fn requests_are_signed_with_the_api_key_in_either_pem_form() {
         );
         assert_eq!(c.validate().await.unwrap(), ValidationResult::Ready);
     }
-    let request = fake()
-        .server
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|request| request.path == "/20190301/secretbundles/actions/getByName")
-        .unwrap();
-    let authorization = contract_fakes::server::header(&request.headers, "authorization").unwrap();
+    let authorization = last_authorization("/20190301/secretbundles/actions/getByName");
     assert!(authorization.starts_with("Signature version=\"1\",keyId=\"ocid1.tenancy.oc1..eso-test/ocid1.user.oc1..eso-test/db:03"), "{authorization}");
     assert!(
         authorization.contains(
@@ -253,33 +281,140 @@ async fn another_vault_is_not_authorized_or_not_found() {
     ));
 }
 
+/// Instance principal auth against the metadata and federation fakes, in one test because the
+/// fake's token lifetime is process-wide: a token is federated once and reused while it is
+/// valid, renewed (with a new session key) once less than five minutes are left, and the
+/// principal is also what a store without `auth` uses.
 #[tokio::test]
-async fn instance_principal_and_workload_identity_are_refused_with_what_they_need() {
-    fake();
-    let source = Arc::new(MemorySecretSource::default());
-    let manager = ClientManager::new(source, ManagerSettings::default());
-    for (principal, auth, needs) in [
-        (
-            Some(OraclePrincipalType::InstancePrincipal),
-            true,
-            "instance metadata service",
-        ),
-        (None, false, "instance metadata service"),
-        (Some(OraclePrincipalType::Workload), true, "proxymux"),
-    ] {
-        let provider = store_provider("ocid1.vault.oc1..any", |o| {
-            o.principal_type = principal;
-            if !auth {
-                o.auth = None;
-            }
-        });
-        let store = secret_store(&unique_name("oracle"), provider);
-        let error = manager
-            .client(&StoreRef::from(&store), Some(NAMESPACE))
-            .await
-            .err()
-            .unwrap();
-        assert_eq!(error.kind(), ErrorKind::Unsupported, "{error}");
-        assert!(error.message().contains(needs), "{error}");
+async fn instance_principal_federates_a_session_key_and_renews_it_before_expiry() {
+    let (identity, metadata) = instance();
+    let vault = vault();
+    fake().put_secret(&vault, "db", "hunter2", &[]);
+    fake().register_instance(identity, 3600);
+    let before = fake().federations();
+    let c = client(&vault, "", "", |o| {
+        o.principal_type = Some(OraclePrincipalType::InstancePrincipal);
+    })
+    .await;
+    for _ in 0..3 {
+        assert_eq!(
+            text(c.get_secret(&RemoteRef::new("db")).await.unwrap()),
+            "hunter2"
+        );
     }
+    assert_eq!(
+        fake().federations() - before,
+        1,
+        "one token for three reads"
+    );
+    let authorization = last_authorization("/v1/x509");
+    assert!(
+        authorization.contains(&format!("keyId=\"{}\"", identity.key_id())),
+        "{authorization}"
+    );
+    let authorization = last_authorization("/20190301/secretbundles/actions/getByName");
+    assert!(authorization.contains("keyId=\"ST$"), "{authorization}");
+    assert!(
+        metadata
+            .server
+            .requests()
+            .iter()
+            .any(|request| request.path == "/opc/v2/identity/intermediate.pem")
+    );
+
+    // Tokens within the SDKs' five-minute renewal window are renewed before every request.
+    fake().register_instance(identity, 120);
+    let c = client(&vault, "", "", |o| o.auth = None).await;
+    let before = fake().federations();
+    for _ in 0..2 {
+        assert_eq!(
+            text(c.get_secret(&RemoteRef::new("db")).await.unwrap()),
+            "hunter2"
+        );
+    }
+    assert_eq!(fake().federations() - before, 2, "a token renewed per read");
+    assert_eq!(c.validate().await.unwrap(), ValidationResult::Ready);
+
+    // An identity service that refuses the instance fails the read as a permission error
+    // naming no token, key or certificate.
+    let stranger =
+        contract_fakes::oracle_identity::InstanceIdentity::new(INSTANCE_TENANCY, &private_key())
+            .unwrap();
+    fake().register_instance(&stranger, 3600);
+    let c = client(&vault, "", "", |o| o.auth = None).await;
+    let error = c.get_secret(&RemoteRef::new("db")).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::PermissionDenied, "{error}");
+    assert!(error.message().contains("401"), "{error}");
+    for secret in ["BEGIN", "ST$", "PRIVATE"] {
+        assert!(!error.to_string().contains(secret), "{error}");
+    }
+
+    // Off an instance (no metadata service answering) the client cannot be built.
+    fake().register_instance(identity, 3600);
+    metadata.set_available(false);
+    let manager = ClientManager::new(
+        Arc::new(MemorySecretSource::default()),
+        ManagerSettings::default(),
+    );
+    let provider = store_provider(&vault, |o| o.auth = None);
+    let store = secret_store(&unique_name("oracle"), provider);
+    let error = manager
+        .client(&StoreRef::from(&store), Some(NAMESPACE))
+        .await
+        .err()
+        .unwrap();
+    metadata.set_available(true);
+    assert_eq!(error.kind(), ErrorKind::Unavailable, "{error}");
+    assert!(error.message().contains("/instance/region"), "{error}");
+
+    // The instance's identity is the operator's own: --deny-operator-identity refuses it to a
+    // SecretStore.
+    assert_denied_to_secret_stores(&store).await;
+}
+
+/// OKE workload identity against the proxymux fake (one test: the fake's token lifetime is
+/// process-wide): the pod's token is exchanged once for a session reused while valid and
+/// renewed within five minutes of expiry; a wrong pod token is refused without the token in
+/// the error; `--deny-operator-identity` refuses the pod's identity to a SecretStore.
+#[tokio::test]
+async fn workload_identity_exchanges_the_pod_token_at_the_proxymux() {
+    pod();
+    let vault = vault();
+    fake().put_secret(&vault, "db", "hunter2", &[]);
+    let workload = |o: &mut external_secrets_crds::v1::OracleProvider| {
+        o.principal_type = Some(OraclePrincipalType::Workload);
+        o.auth = None;
+    };
+    fake().register_workload(POD_TOKEN, 3600);
+    let before = fake().exchanges();
+    let c = client(&vault, "", "", workload).await;
+    for _ in 0..2 {
+        assert_eq!(
+            text(c.get_secret(&RemoteRef::new("db")).await.unwrap()),
+            "hunter2"
+        );
+    }
+    assert_eq!(fake().exchanges() - before, 1, "one token for two reads");
+    assert_eq!(
+        last_authorization("/resourcePrincipalSessionTokens"),
+        format!("Bearer {POD_TOKEN}")
+    );
+
+    fake().register_workload(POD_TOKEN, 120);
+    let c = client(&vault, "", "", workload).await;
+    let before = fake().exchanges();
+    for _ in 0..2 {
+        c.get_secret(&RemoteRef::new("db")).await.unwrap();
+    }
+    assert_eq!(fake().exchanges() - before, 2, "a token renewed per read");
+
+    fake().register_workload("another pod's token", 3600);
+    let c = client(&vault, "", "", workload).await;
+    let error = c.get_secret(&RemoteRef::new("db")).await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::PermissionDenied, "{error}");
+    assert!(!error.to_string().contains(POD_TOKEN), "{error}");
+    fake().register_workload(POD_TOKEN, 3600);
+
+    let store = secret_store(&unique_name("oracle"), store_provider(&vault, workload));
+    assert_denied_to_secret_stores(&store).await;
 }

@@ -75,14 +75,13 @@ pub fn review(kind: Kind, body: &[u8]) -> AdmissionReview<DynamicObject> {
     let verdict = serde_json::to_value(object)
         .map_err(|error| Rejection::Undecodable(error.to_string()))
         .and_then(|object| {
+            // As controller-runtime, the warnings go with the verdict, allowed or not.
             let warnings = validate::warnings(kind, &object);
-            validate::check(kind, object).map(|()| warnings)
+            response.warnings = Some(warnings).filter(|warnings| !warnings.is_empty());
+            validate::check(kind, object)
         });
     match verdict {
-        Ok(warnings) => {
-            response.warnings = Some(warnings).filter(|warnings| !warnings.is_empty());
-            response.into_review()
-        }
+        Ok(()) => response.into_review(),
         Err(rejection) => {
             let (message, reason, code) = match rejection {
                 Rejection::Invalid(problems) => (problems.join("\n"), "Forbidden", 403),
@@ -213,6 +212,48 @@ mod tests {
         let answer = answer_to(Kind::SecretStore, &review_of("CREATE", webhook));
         assert_eq!(answer["response"]["allowed"], true, "{answer}");
         assert!(answer["response"]["warnings"].is_null(), "{answer}");
+    }
+
+    /// A provider's own `ValidateStore` warnings come first (here bitwarden's about a missing
+    /// CA), and warnings go with a denial too, as controller-runtime answers.
+    #[test]
+    fn provider_warnings_are_returned_allowed_or_denied() {
+        let store = |name: &str, provider: Value| {
+            json!({
+                "apiVersion": "external-secrets.io/v1",
+                "kind": "SecretStore",
+                "metadata": {"name": name, "namespace": "default"},
+                "spec": {"provider": provider},
+            })
+        };
+        let bitwarden = store(
+            "bitwarden",
+            json!({"bitwardensecretsmanager": {
+                "bitwardenServerSDKURL": "https://bitwarden-sdk-server:9998",
+                "organizationID": "org", "projectID": "project",
+                "auth": {"secretRef": {"credentials": {"name": "token", "key": "token"}}},
+            }}),
+        );
+        let answer = answer_to(Kind::SecretStore, &review_of("CREATE", bitwarden));
+        assert_eq!(answer["response"]["allowed"], true, "{answer}");
+        assert_eq!(
+            answer["response"]["warnings"],
+            json!([
+                "Neither CA nor CA bundle is configured; user is expected to provide \
+                 certificate information via volume mount."
+            ])
+        );
+        let refused = json!({"apiVersion": "external-secrets.io/v1", "kind": "SecretStore",
+            "metadata": {"name": "fake-store", "namespace": "default"},
+            "spec": {"provider": {"fake": {"data": []}}, "refreshInterval": -1}});
+        let answer = answer_to(Kind::SecretStore, &review_of("CREATE", refused));
+        assert_eq!(answer["response"]["allowed"], false, "{answer}");
+        assert_eq!(
+            answer["response"]["warnings"],
+            json!([
+                "store fake-store isn't currently maintained. Please plan and prepare accordingly."
+            ])
+        );
     }
 
     #[test]

@@ -28,4 +28,5 @@ pub mod keeper;
 pub mod onepassword;
 pub mod oracle;
 pub mod secretserver;
+pub mod oracle_identity;
 pub mod server;

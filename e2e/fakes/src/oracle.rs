@@ -24,7 +24,11 @@
 //!   vault's key) and base64 `secretContent` (400 otherwise; a taken name is 409);
 //!   `PUT /20180608/secrets/{id}` adds a version; `POST .../{id}/actions/scheduleDeletion` sets
 //!   `timeOfDeletion` (409 when already scheduled);
-//! * `GET /20180608/vaults/{id}` answers the vault, 404 `NotAuthorizedOrNotFound` for another.
+//! * `GET /20180608/vaults/{id}` answers the vault, 404 `NotAuthorizedOrNotFound` for another;
+//! * with an instance registered ([`OracleFake::register_instance`]), `POST /v1/x509` is the
+//!   identity service's X.509 federation (see [`crate::oracle_identity`]), and requests signed
+//!   with key id `ST$<token>` by the session key of an unexpired token it issued are accepted
+//!   like the user's.
 //!
 //! Errors are OCI's `{"code","message"}`.
 
@@ -44,6 +48,7 @@ use rustls::pki_types::PrivatePkcs8KeyDer;
 use rustls::pki_types::pem::PemObject as _;
 use serde_json::{Value, json};
 
+use crate::oracle_identity::{InstanceIdentity, Session, exchange, federate, unix_now};
 use crate::server::{FakeServer, header};
 
 /// Longest request body read.
@@ -79,6 +84,13 @@ struct Data {
     public_key_der: Vec<u8>,
     vaults: Vec<String>,
     secrets: Vec<Stored>,
+    /// The registered instance and the lifetime of the tokens issued to it.
+    instance: Option<(InstanceIdentity, i64)>,
+    /// The service-account token the proxymux accepts and the lifetime of its tokens.
+    workload: Option<(String, i64)>,
+    sessions: BTreeMap<String, Session>,
+    federations: usize,
+    exchanges: usize,
 }
 
 type Shared = Arc<Mutex<Data>>;
@@ -106,6 +118,11 @@ impl OracleFake {
             tenancy,
             public_key_der,
             secrets: Vec::new(),
+            instance: None,
+            workload: None,
+            sessions: BTreeMap::new(),
+            federations: 0,
+            exchanges: 0,
         }));
         let router = Router::new()
             .route("/20190301/secretbundles/actions/getByName", post(bundle))
@@ -116,13 +133,37 @@ impl OracleFake {
                 post(schedule_deletion),
             )
             .route("/20180608/vaults/{id}", get(vault))
+            .route("/v1/x509", post(x509))
             .route_layer(middleware::from_fn_with_state(
                 data.clone(),
                 check_signature,
             ))
+            .route("/resourcePrincipalSessionTokens", post(proxymux))
             .with_state(data.clone());
         let server = FakeServer::https(router).await?;
         Ok(Self { server, data })
+    }
+
+    /// Accepts federation requests of `identity`'s leaf from now on, issuing tokens valid for
+    /// `token_seconds` (replacing any instance registered before).
+    pub fn register_instance(&self, identity: &InstanceIdentity, token_seconds: i64) {
+        lock(&self.data).instance = Some((identity.clone(), token_seconds));
+    }
+
+    /// Accepts proxymux exchanges of `service_account_token` from now on, issuing tokens valid
+    /// for `token_seconds`.
+    pub fn register_workload(&self, service_account_token: &str, token_seconds: i64) {
+        lock(&self.data).workload = Some((service_account_token.to_owned(), token_seconds));
+    }
+
+    /// How many tokens the X.509 federation endpoint has issued.
+    pub fn federations(&self) -> usize {
+        lock(&self.data).federations
+    }
+
+    /// How many tokens the proxymux has issued.
+    pub fn exchanges(&self) -> usize {
+        lock(&self.data).exchanges
     }
 
     /// Adds an empty vault `vault` (same compartment and key).
@@ -234,11 +275,42 @@ fn verify(data: &Data, request: &Signed<'_>) -> Result<(), String> {
     if get("version") != "1" || get("algorithm") != "rsa-sha256" {
         return Err(String::from("unsupported signature version or algorithm"));
     }
-    if get("keyId") != data.tenancy.key_id {
+    let key_id = get("keyId");
+    let federation = request.uri.path() == "/v1/x509";
+    let instance_key_id = data
+        .instance
+        .as_ref()
+        .map(|(identity, _)| identity.key_id());
+    let (public_key, mut required) = if federation {
+        let (identity, _) = data
+            .instance
+            .as_ref()
+            .ok_or_else(|| String::from("no instance is registered"))?;
+        if instance_key_id.as_deref() != Some(key_id) {
+            return Err(String::from("unknown key id"));
+        }
+        (leaf_public_key(identity)?, vec!["date", "(request-target)"])
+    } else if let Some(token) = key_id.strip_prefix("ST$") {
+        let session = data
+            .sessions
+            .get(token)
+            .ok_or_else(|| String::from("unknown security token"))?;
+        if session.expires <= unix_now() {
+            return Err(String::from("the security token has expired"));
+        }
+        (
+            session.public_key.clone(),
+            vec!["date", "(request-target)", "host"],
+        )
+    } else if key_id == data.tenancy.key_id {
+        (
+            data.public_key_der.clone(),
+            vec!["date", "(request-target)", "host"],
+        )
+    } else {
         return Err(String::from("unknown key id"));
-    }
+    };
     let signed: Vec<&str> = get("headers").split(' ').collect();
-    let mut required = vec!["date", "(request-target)", "host"];
     let with_body = matches!(*request.method, Method::POST | Method::PUT | Method::PATCH);
     if with_body {
         required.extend(["content-length", "content-type", "x-content-sha256"]);
@@ -274,10 +346,59 @@ fn verify(data: &Data, request: &Signed<'_>) -> Result<(), String> {
         .map_err(|_| String::from("signature is not base64"))?;
     ring::signature::UnparsedPublicKey::new(
         &ring::signature::RSA_PKCS1_2048_8192_SHA256,
-        &data.public_key_der,
+        &public_key,
     )
     .verify(lines.join("\n").as_bytes(), &signature)
     .map_err(|_| String::from("signature verification failed"))
+}
+
+/// The RSA public key of `identity`'s leaf (the key it was created with).
+fn leaf_public_key(identity: &InstanceIdentity) -> Result<Vec<u8>, String> {
+    let der = PrivatePkcs8KeyDer::from_pem_slice(identity.key_pem.as_bytes())
+        .map_err(|_| String::from("the leaf key is not PKCS#8"))?;
+    let pair = ring::signature::RsaKeyPair::from_pkcs8(der.secret_pkcs8_der())
+        .map_err(|_| String::from("the leaf key is not RSA"))?;
+    Ok(ring::signature::KeyPair::public_key(&pair)
+        .as_ref()
+        .to_vec())
+}
+
+/// The X.509 federation endpoint (its signature checked by the middleware).
+async fn x509(State(state): State<Shared>, body: Bytes) -> Response {
+    let mut data = lock(&state);
+    let Some((identity, lifetime)) = data.instance.clone() else {
+        return not_found();
+    };
+    let serial = data.federations;
+    match federate(&identity, &body, lifetime, serial) {
+        Ok((token, session)) => {
+            data.federations += 1;
+            data.sessions.insert(token.clone(), session);
+            axum::Json(json!({"token": token})).into_response()
+        }
+        Err(refusal) => *refusal,
+    }
+}
+
+/// The OKE proxymux (bearer-authenticated, not signed).
+async fn proxymux(State(state): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let mut data = lock(&state);
+    let Some((service_account_token, lifetime)) = data.workload.clone() else {
+        return not_found();
+    };
+    let serial = data.exchanges;
+    match exchange(&headers, &body, &service_account_token, lifetime, serial) {
+        Ok((answer, token, session)) => {
+            data.exchanges += 1;
+            data.sessions.insert(token, session);
+            (
+                [(axum::http::header::CONTENT_TYPE, "application/json")],
+                answer,
+            )
+                .into_response()
+        }
+        Err(refusal) => *refusal,
+    }
 }
 
 fn query_pairs(query: Option<&str>) -> BTreeMap<String, String> {

@@ -332,6 +332,13 @@ impl<'a> Backend<'a> {
             .map_or(true, |configured| configured.maintained())
     }
 
+    /// The provider's admission warnings for this configuration (see
+    /// [`Provider::admission_warnings`]); none for a provider this build does not serve.
+    pub fn admission_warnings(&self) -> Vec<String> {
+        self.configured()
+            .map_or_else(|_| Vec::new(), |configured| configured.admission_warnings())
+    }
+
     /// Static checks of the backend's configuration (upstream's `ValidateStore`).
     pub fn validate(&self, store: &StoreId) -> Result<()> {
         self.configured()?.validate(store)
@@ -368,6 +375,7 @@ trait Configured: Send + Sync {
     fn capabilities(&self) -> Capabilities;
     fn depends_on_caller(&self) -> bool;
     fn maintained(&self) -> bool;
+    fn admission_warnings(&self) -> Vec<String>;
     fn validate(&self, store: &StoreId) -> Result<()>;
     async fn new_client(&self, context: ClientContext<'_>) -> Result<SharedClient>;
 }
@@ -389,6 +397,10 @@ impl<P: Provider> Configured for WithSpec<'_, P> {
 
     fn maintained(&self) -> bool {
         self.provider.maintained()
+    }
+
+    fn admission_warnings(&self) -> Vec<String> {
+        self.provider.admission_warnings(self.spec)
     }
 
     fn validate(&self, store: &StoreId) -> Result<()> {

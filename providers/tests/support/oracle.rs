@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use contract_fakes::oracle::{OracleFake, Tenancy};
+use contract_fakes::oracle_identity::{InstanceIdentity, InstanceMetadata};
 use external_secrets_crds::meta::SecretKeySelector;
 use external_secrets_crds::v1::{OracleAuth, OracleProvider, OracleSecretRef, SecretStoreProvider};
 use external_secrets_providers::SharedClient;
@@ -66,6 +67,68 @@ pub fn fake() -> &'static OracleFake {
         }
         fake
     })
+}
+
+/// The tenancy of the instance the instance-principal tests run on.
+pub const INSTANCE_TENANCY: &str = "ocid1.tenancy.oc1..eso-instance";
+
+/// The instance identity of this process: its metadata service started and made the SDKs'
+/// `OCI_METADATA_BASE_URL`, the Vault fake made the identity service
+/// (`OCI_SDK_AUTH_CLIENT_REGION_URL`). The leaf key is the test API key. Tokens are issued
+/// only once a test registers the identity with the fake.
+pub fn instance() -> &'static (InstanceIdentity, InstanceMetadata) {
+    static INSTANCE: OnceLock<(InstanceIdentity, InstanceMetadata)> = OnceLock::new();
+    INSTANCE.get_or_init(|| {
+        let url = fake().server.url.clone();
+        let identity = InstanceIdentity::new(INSTANCE_TENANCY, &private_key())
+            .expect("creating the instance's certificates");
+        let served = identity.clone();
+        let metadata = super::start_fake("OCI instance metadata", move || async move {
+            InstanceMetadata::start(&served).await
+        });
+        // SAFETY: set once before the first instance-principal client reads them; no other
+        // test of the process reads these variables.
+        unsafe {
+            std::env::set_var("OCI_METADATA_BASE_URL", metadata.base_url());
+            std::env::set_var("OCI_SDK_AUTH_CLIENT_REGION_URL", url);
+        }
+        (identity, metadata)
+    })
+}
+
+/// The pod's service-account token the workload-identity tests exchange.
+pub const POD_TOKEN: &str =
+    "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6ZXNvIn0.pod";
+
+/// The pod of this process for workload identity: its token file
+/// (`OCI_KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH`) holds [`POD_TOKEN`], its cluster CA
+/// (`OCI_KUBERNETES_SERVICE_ACCOUNT_CERT_PATH`) is the fakes' CA and the Vault fake is the
+/// proxymux (`OCI_PROXYMUX_ENDPOINT`). Tokens are issued once a test registers the pod token.
+pub fn pod() {
+    static POD: OnceLock<()> = OnceLock::new();
+    POD.get_or_init(|| {
+        let fake = fake();
+        let directory = std::env::temp_dir().join(format!("oci-pod-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).expect("creating the pod directory");
+        std::fs::write(directory.join("token"), POD_TOKEN).expect("writing the pod token");
+        std::fs::write(directory.join("ca.crt"), &fake.server.ca_pem).expect("writing the CA");
+        // SAFETY: set once before the first workload-identity client reads them; no other test
+        // of the process reads these variables.
+        unsafe {
+            std::env::set_var(
+                "OCI_KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH",
+                directory.join("token"),
+            );
+            std::env::set_var(
+                "OCI_KUBERNETES_SERVICE_ACCOUNT_CERT_PATH",
+                directory.join("ca.crt"),
+            );
+            std::env::set_var(
+                "OCI_PROXYMUX_ENDPOINT",
+                format!("{}/resourcePrincipalSessionTokens", fake.server.url),
+            );
+        }
+    });
 }
 
 /// A new empty vault on the fake; its OCID.

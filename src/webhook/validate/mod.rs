@@ -109,8 +109,9 @@ pub fn check(kind: Kind, object: serde_json::Value) -> Result<(), Rejection> {
     problems.into_result().map_err(Rejection::Invalid)
 }
 
-/// The warnings (allowed, but said back to the client) for `object`, a `kind`: upstream's
-/// maintenance warning for stores of an unmaintained provider.
+/// The warnings said back to the client with the verdict for `object`, a `kind`: for stores,
+/// the provider's own admission warnings, then upstream's maintenance warning for an
+/// unmaintained provider.
 pub fn warnings(kind: Kind, object: &serde_json::Value) -> Vec<String> {
     let store = match kind {
         Kind::SecretStore => serde_json::from_value::<SecretStore>(object.clone())
@@ -122,11 +123,8 @@ pub fn warnings(kind: Kind, object: &serde_json::Value) -> Vec<String> {
         _ => None,
     };
     store
-        .and_then(|(name, spec)| {
-            secret_store::maintenance_warning(name.as_deref().unwrap_or_default(), &spec)
-        })
-        .into_iter()
-        .collect()
+        .map(|(name, spec)| secret_store::warnings(name.as_deref().unwrap_or_default(), &spec))
+        .unwrap_or_default()
 }
 
 /// The typed object, or where it departs from the schema.

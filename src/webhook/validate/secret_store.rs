@@ -37,16 +37,21 @@ pub fn check_spec(store: &StoreId, spec: &SecretStoreSpec, problems: &mut Proble
     }
 }
 
-/// Upstream's admission warning (`warnStoreUnmaintained` in secretstore_validator.go) for the
-/// store `name` when its provider is one upstream marks unmaintained (the ignore annotation
-/// only silences the controller's event, not this warning, as upstream).
-pub fn maintenance_warning(name: &str, spec: &SecretStoreSpec) -> Option<String> {
-    Backend::of(&spec.provider)
-        .ok()
-        .filter(|backend| !backend.maintained())
-        .map(|_| {
-            format!("store {name} isn't currently maintained. Please plan and prepare accordingly.")
-        })
+/// The admission warnings for the store `name`, in upstream's order (`validateStore` in
+/// secretstore_validator.go): the provider's own (its `ValidateStore` warnings), then
+/// `warnStoreUnmaintained` when upstream marks the provider unmaintained (the ignore
+/// annotation only silences the controller's event, not this warning, as upstream).
+pub fn warnings(name: &str, spec: &SecretStoreSpec) -> Vec<String> {
+    let Ok(backend) = Backend::of(&spec.provider) else {
+        return Vec::new();
+    };
+    let mut warnings = backend.admission_warnings();
+    if !backend.maintained() {
+        warnings.push(format!(
+            "store {name} isn't currently maintained. Please plan and prepare accordingly."
+        ));
+    }
+    warnings
 }
 
 /// Seconds (legacy integer form) or a Go duration, never negative.

@@ -23,8 +23,8 @@
 //! it); deleting a name that no longer exists succeeds, and `secret_exists` answers false for a
 //! missing UUID (upstream: errors); `validate` lists the organization's secrets (upstream
 //! answers ready without a call); without `caBundle`/`caProvider` the system roots are trusted
-//! (which honour `SSL_CERT_FILE`; upstream warns at admission that a mounted certificate is
-//! expected, then fails to build the client); that admission warning is not given.
+//! (which honour `SSL_CERT_FILE`; upstream then fails to build the client). As upstream, such a
+//! store is admitted with the warning that a certificate is expected from a volume mount.
 
 mod api;
 mod client;
@@ -56,6 +56,21 @@ impl Provider for BitwardenSecretsManager {
 
     fn capabilities(&self, _spec: &BitwardenSecretsManagerProvider) -> Capabilities {
         Capabilities::ReadWrite
+    }
+
+    /// Upstream's `ValidateStore` warning, given (as there) only once the SDK server's URL is
+    /// set.
+    fn admission_warnings(&self, spec: &BitwardenSecretsManagerProvider) -> Vec<String> {
+        let url = spec.bitwarden_server_sdkurl.as_deref().unwrap_or_default();
+        let bundle = spec.ca_bundle.as_deref().unwrap_or_default();
+        if !url.is_empty() && spec.ca_provider.is_none() && bundle.is_empty() {
+            return vec![
+                "Neither CA nor CA bundle is configured; user is expected to provide \
+                 certificate information via volume mount."
+                    .to_owned(),
+            ];
+        }
+        Vec::new()
     }
 
     fn validate_store(
@@ -122,6 +137,8 @@ impl Provider for BitwardenSecretsManager {
 
 #[cfg(test)]
 mod tests {
+    use external_secrets_crds::v1::{CaProvider, CaProviderType};
+
     use super::*;
 
     #[test]
@@ -146,6 +163,54 @@ mod tests {
         assert_eq!(
             BitwardenSecretsManager.capabilities(&configured),
             Capabilities::ReadWrite
+        );
+    }
+
+    /// Upstream's `ValidateStore`: the warning only for a store with the SDK server's URL but
+    /// neither `caBundle` nor `caProvider` (an empty bundle counts as none).
+    #[test]
+    fn a_store_without_a_ca_is_admitted_with_upstreams_warning() {
+        const WARNING: &str = "Neither CA nor CA bundle is configured; user is expected to \
+                               provide certificate information via volume mount.";
+        let unset = BitwardenSecretsManagerProvider {
+            ca_bundle: Some(String::new()),
+            ..BitwardenSecretsManagerProvider::default()
+        };
+        assert!(
+            BitwardenSecretsManager
+                .admission_warnings(&unset)
+                .is_empty()
+        );
+        let without_ca = BitwardenSecretsManagerProvider {
+            bitwarden_server_sdkurl: Some("https://bitwarden-sdk-server:9998".into()),
+            ..unset
+        };
+        assert_eq!(
+            BitwardenSecretsManager.admission_warnings(&without_ca),
+            vec![WARNING.to_owned()]
+        );
+        let with_bundle = BitwardenSecretsManagerProvider {
+            ca_bundle: Some("-----BEGIN CERTIFICATE-----".into()),
+            ..without_ca.clone()
+        };
+        assert!(
+            BitwardenSecretsManager
+                .admission_warnings(&with_bundle)
+                .is_empty()
+        );
+        let with_provider = BitwardenSecretsManagerProvider {
+            ca_provider: Some(CaProvider {
+                r#type: CaProviderType::Secret,
+                name: "ca".into(),
+                key: Some("ca.crt".into()),
+                namespace: None,
+            }),
+            ..without_ca
+        };
+        assert!(
+            BitwardenSecretsManager
+                .admission_warnings(&with_provider)
+                .is_empty()
         );
     }
 }

@@ -1,4 +1,4 @@
-//! The OCI APIs this backend calls, every request signed by [`Signer`]:
+//! The OCI APIs this backend calls, every request signed by the store's [`Principal`]:
 //!
 //! * Secret Retrieval (`https://secrets.vaults.<region>.oci.oraclecloud.com`):
 //!   `POST /20190301/secretbundles/actions/getByName?secretName=&vaultId=[&stage=]`;
@@ -18,7 +18,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error;
+use super::instance::InstancePrincipal;
 use super::signer::Signer;
+use super::workload::WorkloadIdentity;
 use crate::error::{ProviderError, Result};
 use crate::transport::{Roots, https_client, read_body, tls_config, transport_error};
 
@@ -100,27 +102,69 @@ struct Answer {
     next_page: Option<String>,
 }
 
-/// The OCI services of one region, signing as one user.
+/// Who signs the requests.
+pub enum Principal {
+    /// A user's API key.
+    User(Signer),
+    /// The compute instance's federated session.
+    Instance(InstancePrincipal),
+    /// The OKE workload's resource-principal session.
+    Workload(WorkloadIdentity),
+}
+
+impl Principal {
+    async fn sign(
+        &self,
+        method: &Method,
+        url: &reqwest::Url,
+        body: Option<&[u8]>,
+        headers: &mut reqwest::header::HeaderMap,
+    ) -> Result<()> {
+        match self {
+            Self::User(signer) => signer.sign(method, url, body, headers),
+            Self::Instance(instance) => {
+                let renew = || instance.federate();
+                instance
+                    .sessions
+                    .sign(renew, method, url, body, headers)
+                    .await
+            }
+            Self::Workload(workload) => {
+                let renew = || workload.federate();
+                workload
+                    .sessions
+                    .sign(renew, method, url, body, headers)
+                    .await
+            }
+        }
+    }
+}
+
+/// The HTTP client of every OCI call, trusting the system roots (upstream has no CA field for
+/// this provider).
+pub fn http_client() -> Result<reqwest::Client> {
+    https_client(
+        tls_config(Roots::System)?,
+        TIMEOUT,
+        Some("external-secrets"),
+        "cannot setup new oracle client",
+    )
+}
+
+/// The OCI services of one region, signing as one principal.
 pub struct Api {
     http: reqwest::Client,
     endpoints: Endpoints,
-    signer: Signer,
+    principal: Principal,
 }
 
 impl Api {
-    /// Clients of the services of `region`, trusting the system roots (upstream has no CA
-    /// field for this provider).
-    pub fn new(region: &str, signer: Signer) -> Result<Self> {
-        let http = https_client(
-            tls_config(Roots::System)?,
-            TIMEOUT,
-            Some("external-secrets"),
-            "cannot setup new oracle client",
-        )?;
+    /// Clients of the services of `region` over `http`.
+    pub fn new(region: &str, http: reqwest::Client, principal: Principal) -> Result<Self> {
         Ok(Self {
             http,
             endpoints: Endpoints::new(region)?,
-            signer,
+            principal,
         })
     }
 
@@ -249,8 +293,9 @@ impl Api {
         operation: &str,
     ) -> Result<Answer> {
         let mut headers = reqwest::header::HeaderMap::new();
-        self.signer
-            .sign(&method, &url, body.as_deref(), &mut headers)?;
+        self.principal
+            .sign(&method, &url, body.as_deref(), &mut headers)
+            .await?;
         headers.insert(
             "accept",
             reqwest::header::HeaderValue::from_static("application/json"),

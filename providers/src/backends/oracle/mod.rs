@@ -15,32 +15,34 @@
 //!   scheduled or missing: nothing to do).
 //! * Auth: `auth` (user principal) signs every request with the user's API key (a Secret's
 //!   `privatekey`, its `fingerprint`, `user` and `tenancy` OCIDs) per OCI's HTTP signature
-//!   scheme (see `signer`).
+//!   scheme (see `signer`); `principalType: InstancePrincipal`, also used when `auth` is not
+//!   set, signs with a session key federated for the compute instance's identity (see
+//!   `instance`); `principalType: Workload` with one exchanged at the OKE proxymux for the
+//!   pod's (or `serviceAccountRef`'s) service-account token (see `workload`). Both fall back to
+//!   the operator's own identity (without `serviceAccountRef`), which
+//!   `--deny-operator-identity` refuses to SecretStores.
 //! * `validate` reads the vault from Key Management: refused credentials fail the store, OCI's
 //!   `NotAuthorizedOrNotFound` leaves it Ready but unvalidated, as upstream.
 //!
-//! Not implemented (the store is refused with a message naming what is missing):
-//! `principalType: InstancePrincipal` (or no `auth`), which needs the instance metadata
-//! service's leaf certificate, intermediate and key and the X.509 federation token exchange of
-//! OCI's identity service; and `principalType: Workload` (OKE workload identity), which needs a
-//! service-account token exchanged at the OKE proxymux resource-principal endpoint
-//! (`KUBERNETES_SERVICE_HOST:12250`) for a resource-principal session token signed by a
-//! session key. Neither has a server that could test it here.
-
 mod api;
 mod client;
 mod error;
+mod instance;
+mod session;
 mod signer;
+mod workload;
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use external_secrets_crds::meta::SecretKeySelector;
-use external_secrets_crds::v1::{OraclePrincipalType, OracleProvider};
+use external_secrets_crds::v1::{OracleAuth, OraclePrincipalType, OracleProvider};
 
-use self::api::Api;
+use self::api::{Api, Principal, http_client};
 use self::client::OracleClient;
+use self::instance::InstancePrincipal;
 use self::signer::Signer;
+use self::workload::WorkloadIdentity;
 use crate::client::SharedClient;
 use crate::credentials::{CredentialResolver, Referent, check_selector_namespace};
 use crate::error::{ProviderError, Result};
@@ -72,49 +74,22 @@ impl Provider for Oracle {
         if spec.region.is_empty() {
             return Err(ProviderError::invalid_config("missing Region"));
         }
-        let auth = match (&spec.principal_type, &spec.auth) {
-            (Some(OraclePrincipalType::Workload), _) => {
-                return Err(unsupported(
-                    "principalType Workload (OKE workload identity)",
-                    "the OKE proxymux resource-principal token exchange",
-                ));
-            }
-            (Some(OraclePrincipalType::InstancePrincipal), _) | (_, None) => {
-                return Err(unsupported(
-                    "principalType InstancePrincipal (also used when auth is not set)",
-                    "the instance metadata service's certificates and the X.509 federation \
-                     token exchange",
-                ));
-            }
-            (_, Some(auth)) => auth,
-        };
+        let http = http_client()?;
         let setup = |error: ProviderError| error.context("cannot setup new oracle client");
-        let credentials = &context.credentials;
-        let private_key = read(credentials, &auth.secret_ref.privatekey)
-            .await
-            .map_err(setup)?;
-        if private_key.is_empty() {
-            return Err(setup(ProviderError::invalid_config("missing PrivateKey")));
-        }
-        let fingerprint = read(credentials, &auth.secret_ref.fingerprint)
-            .await
-            .map_err(setup)?;
-        if fingerprint.is_empty() {
-            return Err(setup(ProviderError::invalid_config("missing Fingerprint")));
-        }
-        if auth.user.is_empty() {
-            return Err(setup(ProviderError::invalid_config("missing User ID")));
-        }
-        if auth.tenancy.is_empty() {
-            return Err(setup(ProviderError::invalid_config("missing Tenancy ID")));
-        }
-        let fingerprint = fingerprint.expose_str().ok_or_else(|| {
-            setup(ProviderError::invalid_config(
-                "the fingerprint is not UTF-8 text",
-            ))
-        })?;
-        let signer = Signer::new(&auth.tenancy, &auth.user, fingerprint, private_key.expose())?;
-        let api = Api::new(&spec.region, signer)?;
+        let principal = match (&spec.principal_type, &spec.auth) {
+            (Some(OraclePrincipalType::Workload), _) => Principal::Workload(
+                WorkloadIdentity::new(&context.credentials, spec.service_account_ref.as_ref())
+                    .map_err(setup)?,
+            ),
+            (Some(OraclePrincipalType::InstancePrincipal), _) | (_, None) => {
+                context
+                    .credentials
+                    .use_operator_identity("oracle instance principal")?;
+                Principal::Instance(InstancePrincipal::new(http.clone()).await.map_err(setup)?)
+            }
+            (_, Some(auth)) => Principal::User(user_signer(auth, &context.credentials).await?),
+        };
+        let api = Api::new(&spec.region, http, principal)?;
         Ok(Arc::new(OracleClient::new(
             api,
             spec.vault.clone(),
@@ -124,12 +99,33 @@ impl Provider for Oracle {
     }
 }
 
-/// The refusal of an auth method this build does not implement.
-fn unsupported(method: &str, needs: &str) -> ProviderError {
-    ProviderError::unsupported(format!(
-        "oracle {method} is not supported by this build: it needs {needs}, which this provider \
-         does not implement; use auth (user principal) instead"
-    ))
+/// The signer of user-principal `auth`: its API key Secret read with upstream's messages.
+async fn user_signer(auth: &OracleAuth, credentials: &CredentialResolver) -> Result<Signer> {
+    let setup = |error: ProviderError| error.context("cannot setup new oracle client");
+    let private_key = read(credentials, &auth.secret_ref.privatekey)
+        .await
+        .map_err(setup)?;
+    if private_key.is_empty() {
+        return Err(setup(ProviderError::invalid_config("missing PrivateKey")));
+    }
+    let fingerprint = read(credentials, &auth.secret_ref.fingerprint)
+        .await
+        .map_err(setup)?;
+    if fingerprint.is_empty() {
+        return Err(setup(ProviderError::invalid_config("missing Fingerprint")));
+    }
+    if auth.user.is_empty() {
+        return Err(setup(ProviderError::invalid_config("missing User ID")));
+    }
+    if auth.tenancy.is_empty() {
+        return Err(setup(ProviderError::invalid_config("missing Tenancy ID")));
+    }
+    let fingerprint = fingerprint.expose_str().ok_or_else(|| {
+        setup(ProviderError::invalid_config(
+            "the fingerprint is not UTF-8 text",
+        ))
+    })?;
+    Signer::new(&auth.tenancy, &auth.user, fingerprint, private_key.expose())
 }
 
 /// One credential of the API key Secret, with upstream's messages.

@@ -2,7 +2,8 @@
 //! "Request Signatures" documents it and the OCI SDKs apply it.
 //!
 //! Every request carries `date` and `host`; the signed headers are `date (request-target) host`
-//! for GET and DELETE, and additionally `content-length content-type x-content-sha256` for
+//! for GET and DELETE (without `host` for the identity service's federation endpoints, as the
+//! SDKs sign those), and additionally `content-length content-type x-content-sha256` for
 //! POST and PUT (`x-content-sha256` the base64 SHA-256 of the body). The signing string is one
 //! `name: value` line per signed header (`(request-target)` is the lowercase method, a space and
 //! the path with its query), joined by `\n`, signed with RSA PKCS#1 v1.5 SHA-256 by the API
@@ -17,24 +18,12 @@ use rustls::pki_types::pem::PemObject as _;
 
 use crate::error::{ProviderError, Result};
 
-/// The headers signed on requests without a body.
-const BODYLESS_HEADERS: [&str; 3] = ["date", "(request-target)", "host"];
-
-/// The headers signed on requests with a body.
-const BODY_HEADERS: [&str; 6] = [
-    "date",
-    "(request-target)",
-    "host",
-    "content-length",
-    "content-type",
-    "x-content-sha256",
-];
-
 /// An API signing key and the identity it signs for.
 pub struct Signer {
     key_id: String,
     key: ring::signature::RsaKeyPair,
     rng: ring::rand::SystemRandom,
+    sign_host: bool,
 }
 
 impl Signer {
@@ -46,9 +35,16 @@ impl Signer {
         fingerprint: &str,
         private_key_pem: &[u8],
     ) -> Result<Self> {
-        let invalid = |what: &str| {
+        let key_id = format!("{tenancy}/{user}/{}", fingerprint.trim());
+        Self::from_pem(key_id, private_key_pem, "the private key")
+    }
+
+    /// A signer naming `key_id` with the RSA key `private_key_pem` (PKCS#1 or PKCS#8, not
+    /// encrypted); `what` names the key in errors.
+    pub fn from_pem(key_id: String, private_key_pem: &[u8], what: &str) -> Result<Self> {
+        let invalid = |form: &str| {
             ProviderError::invalid_config(format!(
-                "cannot setup new oracle client: the private key is not {what}"
+                "cannot setup new oracle client: {what} is not {form}"
             ))
         };
         let der = PrivateKeyDer::from_pem_slice(private_key_pem)
@@ -63,11 +59,24 @@ impl Signer {
             _ => return Err(invalid("an RSA key")),
         }
         .map_err(|_| invalid("a usable RSA key"))?;
-        Ok(Self {
-            key_id: format!("{tenancy}/{user}/{}", fingerprint.trim()),
+        Ok(Self::with_key(key_id, key))
+    }
+
+    /// A signer naming `key_id` with `key`.
+    pub fn with_key(key_id: String, key: ring::signature::RsaKeyPair) -> Self {
+        Self {
+            key_id,
             key,
             rng: ring::rand::SystemRandom::new(),
-        })
+            sign_host: true,
+        }
+    }
+
+    /// This signer without `host` among the signed headers, as the OCI SDKs sign requests to
+    /// the identity service's federation endpoints.
+    pub fn without_host(mut self) -> Self {
+        self.sign_host = false;
+        self
     }
 
     /// Adds `date`, `host` (and for a body its length, type and digest) and the
@@ -94,17 +103,17 @@ impl Signer {
             Some(query) => format!("{} {}?{query}", method.as_str().to_lowercase(), url.path()),
             None => format!("{} {}", method.as_str().to_lowercase(), url.path()),
         };
-        let mut values = vec![("date", date), ("(request-target)", target), ("host", host)];
-        let names: &[&str] = match body {
-            Some(body) => {
-                let digest = ring::digest::digest(&ring::digest::SHA256, body);
-                values.push(("content-length", body.len().to_string()));
-                values.push(("content-type", "application/json".to_owned()));
-                values.push(("x-content-sha256", STANDARD.encode(digest.as_ref())));
-                &BODY_HEADERS
-            }
-            None => &BODYLESS_HEADERS,
-        };
+        let mut values = vec![("date", date), ("(request-target)", target)];
+        if self.sign_host {
+            values.push(("host", host));
+        }
+        if let Some(body) = body {
+            let digest = ring::digest::digest(&ring::digest::SHA256, body);
+            values.push(("content-length", body.len().to_string()));
+            values.push(("content-type", "application/json".to_owned()));
+            values.push(("x-content-sha256", STANDARD.encode(digest.as_ref())));
+        }
+        let names: Vec<&str> = values.iter().map(|(name, _)| *name).collect();
         let signing_string = signing_string(&values);
         let mut signature = vec![0; self.key.public().modulus_len()];
         self.key
