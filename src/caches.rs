@@ -25,6 +25,13 @@ where
         .is_some_and(|ready| ready.is_ok())
 }
 
+/// Drops `metadata.managedFields` from an object before it is cached: it is a large share of
+/// each object and no controller reads it from a cache (server-side apply decisions read the
+/// managed Secrets' own watch, which keeps the entries they need).
+pub fn forget_managed_fields<K: kube::Resource>(object: &mut K) {
+    object.meta_mut().managed_fields = None;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

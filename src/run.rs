@@ -16,6 +16,7 @@ use tokio::task::JoinHandle;
 use crate::cli::RunArgs;
 use crate::context::{Context, Settings};
 use crate::controllers::secret_store;
+use crate::controllers::secret_store::shared::SharedStores;
 use crate::leader::{self, LeaseSettings};
 use crate::metrics::Metrics;
 
@@ -140,15 +141,38 @@ fn controllers(
     let (concurrent, cluster_stores) = (args.concurrent, args.enable_cluster_store_reconciler);
     let push_secrets = args.enable_push_secret_reconciler;
     let context = || context.clone();
+    // One watch per store kind for every controller reading stores; each consumer subscribes
+    // here, before the watches start.
+    let stores = SharedStores::default();
+    let es_stores = (
+        stores.secret_stores.subscribe(),
+        stores.cluster_secret_stores.subscribe(),
+    );
+    // A feed not taken by its controller (disabled) is dropped and holds the watch back never.
+    let secret_store_feed = stores.secret_stores.subscribe();
+    let cluster_store_feed = stores.cluster_secret_stores.subscribe();
     futures::future::join_all([
+        stores
+            .drive(context(), {
+                let shutdown = shutdown.clone();
+                move || shutdown.wait()
+            })
+            .boxed(),
         enabled(args.enable_secret_store_reconciler, || {
-            secret_store::run::<SecretStore>(context(), concurrent, push_secrets, shutdown.wait())
-                .boxed()
+            secret_store::run::<SecretStore>(
+                context(),
+                concurrent,
+                secret_store_feed,
+                push_secrets,
+                shutdown.wait(),
+            )
+            .boxed()
         }),
         enabled(cluster_stores, || {
             secret_store::run::<ClusterSecretStore>(
                 context(),
                 concurrent,
+                cluster_store_feed,
                 push_secrets,
                 shutdown.wait(),
             )
@@ -157,6 +181,7 @@ fn controllers(
         crate::controllers::external_secret::run(
             context(),
             concurrent,
+            es_stores,
             cluster_stores,
             shutdown.wait(),
         )

@@ -212,3 +212,51 @@ fn extended_labels_follow_the_objects_recommended_labels() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// Every per-object family loses a deleted object's series, under whatever recommended labels it
+/// last had, and its remembered labels go too (they would otherwise grow with every object
+/// ever created).
+#[test]
+fn every_deleted_object_leaves_no_series_and_no_remembered_labels() {
+    let metrics = Metrics::new(true);
+    let took = std::time::Duration::from_millis(1);
+    let labelled = |name, namespace| meta(name, namespace, &[("app.kubernetes.io/name", "x")]);
+    let objects = [
+        labelled("store", "team-a"),
+        labelled("global", ""),
+        labelled("es", "team-a"),
+        labelled("push", "team-a"),
+        labelled("ces", ""),
+        labelled("cps", ""),
+    ];
+    let [store, global, es, push, ces, cps] = &objects;
+    metrics.set_store_condition(false, store, "Ready", "True");
+    metrics.set_store_duration(false, store, took);
+    metrics.set_store_condition(true, global, "Ready", "True");
+    metrics.set_store_duration(true, global, took);
+    metrics.record_sync(es, took, true);
+    metrics.set_external_secret_condition(es, "True");
+    metrics.set_push_secret(push, "True", took);
+    metrics.set_cluster_external_secret(ces, "True", took);
+    metrics.set_cluster_push_secret(cps, "True", took);
+    assert_eq!(metrics.remembered(), 6);
+    let named = |text: &str| {
+        text.lines()
+            .filter(|line| !line.starts_with('#') && line.contains("name=\""))
+            .filter(|line| {
+                !line.starts_with("controller_runtime") && !line.starts_with("workqueue")
+            })
+            .count()
+    };
+    assert_eq!(named(&metrics.encode()), 20, "{}", metrics.encode());
+
+    metrics.remove_store(false, "store", "team-a");
+    metrics.remove_store(true, "global", "");
+    metrics.remove_external_secret("es", "team-a");
+    metrics.remove_push_secret("push", "team-a");
+    metrics.remove_cluster_external_secret("ces");
+    metrics.remove_cluster_push_secret("cps");
+    let text = metrics.encode();
+    assert_eq!(named(&text), 0, "series left:\n{text}");
+    assert_eq!(metrics.remembered(), 0);
+}

@@ -35,14 +35,16 @@ use external_secrets_crds::v1::{
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::ResourceExt;
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Api, ResourceExt};
 
+use crate::caches::forget_managed_fields;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
+use crate::controllers::secret_store::shared::StoreFeed;
 use crate::stores::{Stores, kind_and_name};
 use context::{CONTROLLER, EsContext};
 use fetch::SharedReads;
@@ -50,10 +52,12 @@ use known::KnownSecrets;
 use recent::RecentStatuses;
 use reconcile::ReconcileError;
 
-/// Runs the ExternalSecret controller until `shutdown` completes.
+/// Runs the ExternalSecret controller until `shutdown` completes, reading stores from the
+/// shared store watches (`secret_stores`, `cluster_secret_stores`).
 pub async fn run(
     context: Arc<Context>,
     concurrency: u16,
+    (secret_stores, cluster_stores): (StoreFeed<SecretStore>, StoreFeed<ClusterSecretStore>),
     cluster_stores_enabled: bool,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
@@ -66,16 +70,6 @@ pub async fn run(
         context.metrics.clone(),
     ));
     let started = queue.clone();
-    let (secret_store_reader, secret_store_writer) = reflector::store();
-    let secret_stores = cached_watch(
-        settings.scoped_api::<SecretStore>(client.clone()),
-        secret_store_writer,
-    );
-    let (cluster_store_reader, cluster_store_writer) = reflector::store();
-    let cluster_stores = cached_watch(
-        Api::<ClusterSecretStore>::all(client.clone()),
-        cluster_store_writer,
-    );
     // Managed target Secrets, metadata only: what reconciles know of them without a GET.
     let (managed_reader, managed_writer) = reflector::store();
     let known = Arc::new(KnownSecrets::new(managed_reader));
@@ -94,7 +88,9 @@ pub async fn run(
     })
     .touched_objects();
 
-    // The watch cache holds every ExternalSecret: without managedFields, which nothing reads.
+    // The watch cache holds every ExternalSecret without managedFields, which nothing reads.
+    // `kubectl.kubernetes.io/last-applied-configuration` stays: upstream copies an
+    // ExternalSecret's annotations to its Secret and hashes them into `syncedResourceVersion`.
     let (external_secrets, external_secret_writer) = reflector::store();
     let (drift_watches, drift_requests) =
         generic::watch::DriftWatches::new(external_secrets.clone(), settings.namespace.clone());
@@ -102,8 +98,8 @@ pub async fn run(
     let es_context = Arc::new(EsContext {
         shared: context,
         stores: Stores {
-            secret_stores: secret_store_reader,
-            cluster_secret_stores: cluster_store_reader,
+            secret_stores: secret_stores.cache,
+            cluster_secret_stores: cluster_stores.cache,
         },
         cluster_stores_enabled,
         reads: SharedReads::new(settings.provider_read_dedup_window),
@@ -137,12 +133,13 @@ pub async fn run(
         .watches_stream(managed_secrets, move |secret| {
             by_target.of_target(&secret.metadata)
         })
-        .watches_stream(secret_stores, move |store: SecretStore| {
+        .watches_shared_stream(secret_stores.changes, move |store: Arc<SecretStore>| {
             by_store.of_store(&store)
         })
-        .watches_stream(cluster_stores, move |store: ClusterSecretStore| {
-            by_cluster_store.of_cluster_store(&store)
-        })
+        .watches_shared_stream(
+            cluster_stores.changes,
+            move |store: Arc<ClusterSecretStore>| by_cluster_store.of_cluster_store(&store),
+        )
         .reconcile_on(drift_requests)
         .graceful_shutdown_on(shutdown)
         .run(
@@ -161,28 +158,6 @@ pub async fn run(
         })
         .await;
     tracing::info!(controller = CONTROLLER, "controller stopped");
-}
-
-/// A watch of every `K` in scope feeding `writer`'s cache (without managedFields); yields
-/// the objects that changed.
-fn cached_watch<K>(
-    api: Api<K>,
-    writer: reflector::store::Writer<K>,
-) -> impl futures::Stream<Item = Result<K, watcher::Error>> + Send
-where
-    K: kube::Resource<DynamicType = ()>
-        + Clone
-        + serde::de::DeserializeOwned
-        + std::fmt::Debug
-        + Send
-        + Sync
-        + 'static,
-{
-    watcher(api, watcher::Config::default())
-        .default_backoff()
-        .modify(forget_managed_fields)
-        .reflect(writer)
-        .applied_objects()
 }
 
 /// Follows the ExternalSecret watch: a deleted one is forgotten (metrics, retry state) and
@@ -259,12 +234,6 @@ fn forget_deleted(es: &ExternalSecret, context: &Context) {
         .metrics
         .remove_external_secret(&es.name_any(), &es.namespace().unwrap_or_default());
     context.backoff.forget(es);
-}
-
-/// Drops `metadata.managedFields` from a cached object: it is a large share of each object
-/// and no reconcile reads it from the cache.
-fn forget_managed_fields<K: kube::Resource>(object: &mut K) {
-    object.meta_mut().managed_fields = None;
 }
 
 /// Backs off 5 s for temporary errors (kube's controller retries per object); permanent ones

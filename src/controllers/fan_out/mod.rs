@@ -28,6 +28,7 @@ use kube::{Api, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::caches::forget_managed_fields;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
 use crate::metrics::Metrics;
@@ -108,6 +109,7 @@ pub async fn run<T: ClusterTemplate>(
         watcher::Config::default(),
     )
     .default_backoff()
+    .modify(forget_managed_fields)
     .reflect(namespace_writer)
     .touched_objects();
     let copies = watcher(
@@ -126,6 +128,7 @@ pub async fn run<T: ClusterTemplate>(
     let (templates, template_writer) = reflector::store();
     let watched = watcher(Api::<T>::all(client), watcher::Config::default())
         .default_backoff()
+        .modify(forget_managed_fields)
         .reflect(template_writer)
         .inspect(move |event| {
             if let Ok(watcher::Event::Delete(template)) = event {

@@ -20,10 +20,12 @@ use std::sync::Arc;
 
 use external_secrets_crds::v1alpha1::PushSecret;
 use futures::StreamExt;
+use kube::ResourceExt;
 use kube::runtime::controller::{self, Controller};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{WatchStreamExt, watcher};
 
+use crate::caches::forget_managed_fields;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
 use context::{CONTROLLER, PsContext};
@@ -48,11 +50,18 @@ pub async fn run(
         ps_context.shared.metrics.clone(),
     ));
     let (followed, started) = (queue.clone(), queue.clone());
+    let forget = ps_context.shared.clone();
     let (reader, writer) = reflector::store();
     let objects = watcher(api, watcher::Config::default())
         .default_backoff()
+        .modify(forget_managed_fields)
         .reflect(writer)
-        .inspect(move |event| followed.follow(event))
+        .inspect(move |event| {
+            if let Ok(watcher::Event::Delete(push_secret)) = event {
+                forget_deleted(push_secret, &forget);
+            }
+            followed.follow(event);
+        })
         .applied_objects();
     tracing::info!(controller = CONTROLLER, "starting controller");
     Controller::for_stream(objects, reader)
@@ -75,4 +84,13 @@ pub async fn run(
         })
         .await;
     tracing::info!(controller = CONTROLLER, "controller stopped");
+}
+
+/// Drops the metric series (and remembered labels) and retry state of a deleted PushSecret.
+fn forget_deleted(push_secret: &PushSecret, context: &Context) {
+    context.metrics.remove_push_secret(
+        &push_secret.name_any(),
+        &push_secret.namespace().unwrap_or_default(),
+    );
+    context.backoff.forget(push_secret);
 }

@@ -5,12 +5,14 @@
 //! or its refresh interval passes; the result lands in `status.conditions[Ready]` and
 //! `status.capabilities`, with an Event on every transition. While the PushSecret controller
 //! runs, a store carries upstream's finalizer as long as PushSecrets with `deletionPolicy:
-//! Delete` use it (`push_users`), decided from a PushSecret watch cache once it is synced; a
-//! deleted store's clients are dropped when the watch reports the deletion.
+//! Delete` use it (`push_users`), decided from a PushSecret watch cache once it is synced. The
+//! stores come from the watch shared with the ExternalSecret controller (`shared`), which also
+//! drops a deleted store's clients when it reports the deletion.
 
 pub mod error;
 pub mod push_users;
 pub mod reconcile;
+pub mod shared;
 pub mod status;
 
 use std::fmt::Debug;
@@ -30,10 +32,12 @@ use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::caches::forget_managed_fields;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
 use error::Error;
 use push_users::StoreIdentity;
+use shared::StoreFeed;
 
 /// What a store reconcile reads besides the shared state.
 pub struct StoreContext {
@@ -135,43 +139,28 @@ impl Store for ClusterSecretStore {
     }
 }
 
-/// Runs the controller of store kind `K` until `shutdown` completes; `push_secrets` says
-/// whether the PushSecret controller runs (then stores keep a finalizer while PushSecrets with
-/// `deletionPolicy: Delete` use them).
+/// Runs the controller of store kind `K` on its feed of the shared store watch until
+/// `shutdown` completes; `push_secrets` says whether the PushSecret controller runs (then
+/// stores keep a finalizer while PushSecrets with `deletionPolicy: Delete` use them).
 pub async fn run<K: Store>(
     context: Arc<Context>,
     concurrency: u16,
+    stores: StoreFeed<K>,
     push_secrets: bool,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    // Through `DeserializeGuard`, one malformed store cannot stall the watch.
-    let api = K::watch_api(
-        context.client.clone(),
-        context.settings.namespace.as_deref(),
-    );
-    let (reader, writer) = reflector::store();
-    let on_delete = context.clone();
     let queue = Arc::new(QueueDepth::new(
         K::CONTROLLER,
         concurrency,
         context.metrics.clone(),
     ));
     let (followed, started) = (queue.clone(), queue.clone());
-    let objects = watcher(api, watcher::Config::default())
-        .default_backoff()
-        .reflect(writer)
-        .inspect(move |event| followed.follow(event))
-        .then(move |event| {
-            let context = on_delete.clone();
-            async move {
-                if let Ok(watcher::Event::Delete(DeserializeGuard(Ok(store)))) = &event {
-                    reconcile::forget(store, &context).await;
-                }
-                event
-            }
-        })
-        .applied_objects();
-    let mut controller = Controller::for_stream(objects, reader.clone())
+    // Each change raises a request (a deleted store's leaves when its reconcile finds it gone).
+    let changes = stores
+        .changes
+        .inspect(move |store| followed.triggered([&ObjectRef::from_obj(store.as_ref())]));
+    let reader = stores.cache;
+    let mut controller = Controller::for_shared_stream(changes, reader.clone())
         .with_config(controller::Config::default().concurrency(concurrency));
     let mut push_secret_cache = None;
     if push_secrets {
@@ -183,6 +172,7 @@ pub async fn run<K: Store>(
             watcher::Config::default(),
         )
         .default_backoff()
+        .modify(forget_managed_fields)
         .reflect(push_writer)
         .touched_objects();
         controller = controller.watches_stream(changes, move |push_secret| {
@@ -198,11 +188,16 @@ pub async fn run<K: Store>(
     controller
         .graceful_shutdown_on(shutdown)
         .run(
-            move |object, context| {
-                started.taken(&ObjectRef::from_obj(object.as_ref()));
-                reconcile_object::<K>(object, context)
+            move |store: Arc<K>, context: Arc<StoreContext>| {
+                started.taken(&ObjectRef::from_obj(store.as_ref()));
+                async move {
+                    let push_secrets = context.push_secrets.as_ref();
+                    reconcile::reconcile(store.as_ref(), &context.shared, push_secrets).await
+                }
             },
-            error_policy_object::<K>,
+            |store: Arc<K>, error: &Error, context: Arc<StoreContext>| {
+                reconcile::error_policy(store.as_ref(), error, &context.shared)
+            },
             context,
         )
         .for_each(|result| {
@@ -224,51 +219,13 @@ pub async fn run<K: Store>(
 
 /// The stores of kind `K` a PushSecret change may concern.
 fn stores_mentioned_by<K: Store>(
-    stores: &reflector::Store<DeserializeGuard<K>>,
+    stores: &reflector::Store<K>,
     push_secret: &PushSecret,
-) -> Vec<ObjectRef<DeserializeGuard<K>>> {
+) -> Vec<ObjectRef<K>> {
     stores
         .state()
         .iter()
-        .filter(|guard| {
-            guard
-                .0
-                .as_ref()
-                .is_ok_and(|store| push_users::mentions_store(&store.identity(), push_secret))
-        })
-        .map(|guard| ObjectRef::from_obj(guard.as_ref()))
+        .filter(|store| push_users::mentions_store(&store.identity(), push_secret))
+        .map(|store| ObjectRef::from_obj(store.as_ref()))
         .collect()
-}
-
-/// Reconciles a store that deserialized; logs and skips one that did not (the deserialization
-/// error is not logged: it may quote field values).
-async fn reconcile_object<K: Store>(
-    object: Arc<DeserializeGuard<K>>,
-    context: Arc<StoreContext>,
-) -> Result<controller::Action, Error> {
-    match &object.0 {
-        Ok(store) => {
-            reconcile::reconcile(store, &context.shared, context.push_secrets.as_ref()).await
-        }
-        Err(invalid) => {
-            tracing::warn!(
-                controller = K::CONTROLLER,
-                name = invalid.metadata.name.as_deref().unwrap_or_default(),
-                namespace = invalid.metadata.namespace.as_deref().unwrap_or_default(),
-                "ignoring a store that does not match the schema"
-            );
-            Ok(controller::Action::await_change())
-        }
-    }
-}
-
-fn error_policy_object<K: Store>(
-    object: Arc<DeserializeGuard<K>>,
-    error: &Error,
-    context: Arc<StoreContext>,
-) -> controller::Action {
-    match &object.0 {
-        Ok(store) => reconcile::error_policy(store, error, &context.shared),
-        Err(_) => controller::Action::await_change(),
-    }
 }
