@@ -1,5 +1,5 @@
 //! The reconcilers the operator runs, one module per kind, and the modules they share
-//! (`backoff`, `fan_out`, `finalizers`, `metadata`, `queue_depth`, `rewrite`, `template`): a controller
+//! (`backoff`, `fan_out`, `finalizers`, `metadata`, `queue_depth`, `rewrite`, `template`, `watch_filter`): a controller
 //! never imports another controller's module; what two need lives in a shared module.
 
 pub mod backoff;
@@ -17,6 +17,7 @@ pub mod secret_store;
 pub mod template;
 #[cfg(test)]
 pub mod test_client;
+pub mod watch_filter;
 
 #[cfg(test)]
 mod layering_tests;
