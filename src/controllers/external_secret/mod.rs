@@ -44,6 +44,7 @@ use kube::{Api, ResourceExt};
 
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
+use crate::controllers::template;
 use crate::controllers::watch_filter;
 use crate::stores::{Stores, kind_and_name};
 use context::{CONTROLLER, EsContext};
@@ -156,7 +157,7 @@ pub async fn run(
                 started.taken(&ObjectRef::from_obj(es.as_ref()));
                 // A copy older than our last status write is judged with that status.
                 let es = context.recent.current(es);
-                async move { reconcile::reconcile(&es, &context).await }
+                async move { template::budgeted(reconcile::reconcile(&es, &context)).await }
             },
             error_policy,
             es_context,

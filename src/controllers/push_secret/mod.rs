@@ -67,7 +67,7 @@ pub async fn run(
         .run(
             move |push_secret: Arc<PushSecret>, context| {
                 started.taken(&ObjectRef::from_obj(push_secret.as_ref()));
-                reconcile::reconcile(push_secret, context)
+                crate::controllers::template::budgeted(reconcile::reconcile(push_secret, context))
             },
             reconcile::error_policy,
             ps_context,
