@@ -1,10 +1,11 @@
 //! The reconcilers the operator runs, one module per kind, and the modules they share
-//! (`backoff`, `fan_out`, `finalizers`, `metadata`, `queue_depth`, `rewrite`, `template`): a controller
+//! (`backoff`, `deadline`, `fan_out`, `finalizers`, `metadata`, `queue_depth`, `rewrite`, `template`, `watch_filter`): a controller
 //! never imports another controller's module; what two need lives in a shared module.
 
 pub mod backoff;
 pub mod cluster_external_secret;
 pub mod cluster_push_secret;
+pub mod deadline;
 pub mod external_secret;
 pub mod fan_out;
 pub mod finalizers;
@@ -17,6 +18,7 @@ pub mod secret_store;
 pub mod template;
 #[cfg(test)]
 pub mod test_client;
+pub mod watch_filter;
 
 #[cfg(test)]
 mod layering_tests;

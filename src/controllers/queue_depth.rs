@@ -81,12 +81,20 @@ where
     where
         K::DynamicType: Default,
     {
-        match event {
-            Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) => {
-                self.triggered([&ObjectRef::from_obj(object)]);
-            }
-            Ok(watcher::Event::Delete(object)) => self.dropped(&ObjectRef::from_obj(object)),
-            _ => {}
+        if let Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) = event {
+            self.triggered([&ObjectRef::from_obj(object)]);
+        }
+        self.follow_deletions(event);
+    }
+
+    /// Follows the deletions of the controller's own watch, for a controller whose changed
+    /// objects pass a filter first (`watch_filter`) and are counted as triggers after it.
+    pub fn follow_deletions(&self, event: &Result<watcher::Event<K>, watcher::Error>)
+    where
+        K::DynamicType: Default,
+    {
+        if let Ok(watcher::Event::Delete(object)) = event {
+            self.dropped(&ObjectRef::from_obj(object));
         }
     }
 

@@ -143,12 +143,13 @@ impl KeyRewrite {
             }
             KeyRewrite::Transform(template) => {
                 let data = Data::strings([("value", key)]);
-                let output = template
-                    .execute(&data)
-                    .map_err(|source| RewriteError::Transform {
-                        key: key.to_owned(),
-                        source: Box::new(source),
-                    })?;
+                let output = crate::controllers::template::with_budget(|budget| {
+                    template.execute_within(&data, budget)
+                })
+                .map_err(|source| RewriteError::Transform {
+                    key: key.to_owned(),
+                    source: Box::new(source),
+                })?;
                 String::from_utf8(output).map_err(|_| RewriteError::NotUtf8 {
                     key: key.to_owned(),
                 })

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::ast::{Arg, Command, Control, ControlKind, List, Node, Pipe};
 use super::functions::{self, Ctx};
 use super::gofmt::sprint_value;
-use super::limits::{MAX_EXEC_DEPTH, MAX_OUTPUT, MAX_STEPS, MAX_VALUE_DEPTH};
+use super::limits::{Budget, Left, MAX_EXEC_DEPTH, MAX_OUTPUT, MAX_STEPS, MAX_VALUE_DEPTH};
 use super::literal::is_float_literal;
 use super::parse::Templates;
 use super::value::{MapKind, Value};
@@ -32,26 +32,29 @@ enum Flow {
 
 type Result<T> = std::result::Result<T, ExecError>;
 
-/// Runs the template `name` of `templates` with `data` as dot. Every map of the render (the
-/// data's included) is kept in the state's arena and emptied afterwards, so cycles that
-/// `set` can build cannot leak.
+/// Runs the template `name` of `templates` with `data` as dot, drawing on `budget`. Every
+/// map of the render (the data's included) is kept in the state's arena and emptied
+/// afterwards, so cycles that `set` can build cannot leak.
 pub fn execute(
     templates: &Templates,
     name: &str,
     data: &Data,
     missing_key: MissingKey,
+    budget: &Budget,
 ) -> Result<Vec<u8>> {
     let mut arena = Vec::new();
     let root = data.to_value(&mut arena);
+    let left = budget.left();
     let mut state = State {
         templates,
         template: name.to_owned(),
         vars: vec![("$".into(), root.clone())],
         out: Vec::new(),
-        steps: 0,
+        steps: MAX_STEPS - left.steps.min(MAX_STEPS),
+        output_limit: left.output,
         depth: 0,
         missing_key,
-        ctx: Ctx::new(arena),
+        ctx: Ctx::new(arena, left.work),
     };
     let result = match templates.trees.get(name) {
         Some(tree) => state.walk(&root, tree).map(|_| ()),
@@ -63,6 +66,11 @@ pub fn execute(
         let entries = std::mem::take(&mut map.borrow_mut().entries);
         drop(entries);
     }
+    budget.spent(Left {
+        steps: MAX_STEPS.saturating_sub(state.steps),
+        output: state.output_limit.saturating_sub(state.out.len()),
+        work: state.ctx.budget,
+    });
     result.map(|()| state.out)
 }
 
@@ -71,7 +79,10 @@ struct State<'t> {
     template: String,
     vars: Vec<(String, Value)>,
     out: Vec<u8>,
+    /// Steps taken, counting those of earlier renders sharing the budget.
     steps: u64,
+    /// Bytes this render may write: what earlier renders sharing the budget left.
+    output_limit: usize,
     depth: usize,
     missing_key: MissingKey,
     ctx: Ctx,
@@ -105,7 +116,7 @@ impl State<'_> {
     }
 
     fn write(&mut self, bytes: &[u8], pos: usize) -> Result<()> {
-        if self.out.len() + bytes.len() > MAX_OUTPUT {
+        if self.out.len().saturating_add(bytes.len()) > self.output_limit {
             let message = format!("output exceeds {MAX_OUTPUT} bytes");
             return Err(self.error(pos, "", message));
         }

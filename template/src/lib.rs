@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 
 pub use data::Data;
 pub use error::{TemplateError, YamlError};
+pub use limits::Budget;
 
 use error::line_column;
 
@@ -110,9 +111,17 @@ impl Template {
         &self.name
     }
 
-    /// Runs the template with `data` as dot and returns what it wrote.
+    /// Runs the template with `data` as dot and returns what it wrote, with the whole of
+    /// [`limits`] to itself.
     pub fn execute(&self, data: &Data) -> Result<Vec<u8>, TemplateError> {
-        exec::execute(&self.templates, &self.name, data, self.missing_key).map_err(|error| {
+        self.execute_within(data, &Budget::default())
+    }
+
+    /// As [`Template::execute`], drawing on `budget`, which other renders of the same object
+    /// share.
+    pub fn execute_within(&self, data: &Data, budget: &Budget) -> Result<Vec<u8>, TemplateError> {
+        let result = exec::execute(&self.templates, &self.name, data, self.missing_key, budget);
+        result.map_err(|error| {
             let (line, column) = line_column(&self.source, error.pos);
             TemplateError::Execute {
                 name: self.name.clone(),
@@ -135,11 +144,22 @@ pub fn render(
     data: &BTreeMap<String, Vec<u8>>,
     delimiters: &Delimiters,
 ) -> Result<Vec<u8>, TemplateError> {
+    render_within(name, source, data, delimiters, &Budget::default())
+}
+
+/// As [`render`], drawing on `budget`, which the other templates of the same object share.
+pub fn render_within(
+    name: &str,
+    source: &str,
+    data: &BTreeMap<String, Vec<u8>>,
+    delimiters: &Delimiters,
+    budget: &Budget,
+) -> Result<Vec<u8>, TemplateError> {
     let options = Options {
         delimiters: delimiters.clone(),
         missing_key: MissingKey::Error,
     };
-    Template::parse(name, source, &options)?.execute(&Data::from(data))
+    Template::parse(name, source, &options)?.execute_within(&Data::from(data), budget)
 }
 
 /// YAML text read as sigs.k8s.io/yaml reads it into `interface{}`: go-yaml v2's YAML 1.1

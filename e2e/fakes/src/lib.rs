@@ -27,6 +27,6 @@ pub mod infisical;
 pub mod keeper;
 pub mod onepassword;
 pub mod oracle;
-pub mod secretserver;
 pub mod oracle_identity;
+pub mod secretserver;
 pub mod server;

@@ -93,6 +93,9 @@ pub enum Error {
     /// Reading from or writing to the Kubernetes API failed.
     #[error("kubernetes API: {0}")]
     Kube(#[source] kube::Error),
+    /// The reconcile ran past its deadline.
+    #[error(transparent)]
+    Deadline(#[from] crate::controllers::deadline::DeadlineExceeded),
 }
 
 /// Why what an entry read cannot be used as written (keys and values are named by key only).
@@ -149,6 +152,7 @@ impl Error {
             Error::ImmutableTarget => "ImmutableTarget",
             Error::Encode(_) => "EncodeFailed",
             Error::Kube(_) => "KubernetesAPIError",
+            Error::Deadline(_) => "ReconcileDeadlineExceeded",
         }
     }
 
@@ -174,7 +178,8 @@ impl Error {
             Error::Provider { .. }
             | Error::TemplateSource(_)
             | Error::Generator { .. }
-            | Error::Kube(_) => true,
+            | Error::Kube(_)
+            | Error::Deadline(_) => true,
         }
     }
 }

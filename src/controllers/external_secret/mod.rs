@@ -1,7 +1,8 @@
 //! The ExternalSecret controller: syncs provider data into the target Secret of every
 //! ExternalSecret whose stores belong to this controller's class.
 //!
-//! Triggers: the ExternalSecret itself, its managed target Secrets (metadata only, so Secret
+//! Triggers: the ExternalSecret itself (changes of its spec, labels, annotations, finalizers
+//! or deletion, not of its status: `watch_filter`), its managed target Secrets (metadata only, so Secret
 //! payloads are never cached: a deleted or edited target is restored promptly, found by its
 //! owner reference or, for targets without one, by name) and the stores
 //! it reads from (an ExternalSecret waiting on a store syncs when the store becomes Ready).
@@ -32,7 +33,7 @@ use std::sync::Arc;
 use external_secrets_crds::v1::{
     ClusterSecretStore, ExternalSecret, SecretStore, SecretStoreRefKind,
 };
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
@@ -45,6 +46,8 @@ use crate::caches::forget_managed_fields;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
 use crate::controllers::secret_store::shared::StoreFeed;
+use crate::controllers::template;
+use crate::controllers::watch_filter;
 use crate::stores::{Stores, kind_and_name};
 use context::{CONTROLLER, EsContext};
 use fetch::SharedReads;
@@ -116,6 +119,10 @@ pub async fn run(
     .reflect(external_secret_writer)
     .inspect(track_events(queue.clone(), forget, recent))
     .applied_objects();
+    // Only changes upstream reconciles on (not the status our own writes set) are triggers.
+    let own_queue = queue.clone();
+    let watched = watch_filter::triggering(watched, watch_filter::desired_state)
+        .inspect_ok(move |es| own_queue.triggered([&ObjectRef::from_obj(es)]));
     let controller = Controller::for_stream(watched, external_secrets.clone());
     let drift_queue = queue.clone();
     let drift_requests = drift_requests.inspect(move |request| {
@@ -147,7 +154,7 @@ pub async fn run(
                 started.taken(&ObjectRef::from_obj(es.as_ref()));
                 // A copy older than our last status write is judged with that status.
                 let es = context.recent.current(es);
-                async move { reconcile::reconcile(&es, &context).await }
+                async move { template::budgeted(reconcile::reconcile(&es, &context)).await }
             },
             error_policy,
             es_context,
@@ -161,7 +168,7 @@ pub async fn run(
 }
 
 /// Follows the ExternalSecret watch: a deleted one is forgotten (metrics, retry state) and
-/// leaves the queue-depth count; a changed one enters it.
+/// leaves the queue-depth count (a changed one enters it once past the trigger filter).
 fn track_events(
     queue: Arc<QueueDepth<ExternalSecret>>,
     context: Arc<Context>,
@@ -174,7 +181,7 @@ fn track_events(
             }
             recent.observe(event);
         }
-        queue.follow(event);
+        queue.follow_deletions(event);
     }
 }
 

@@ -27,6 +27,7 @@ use super::target;
 use super::write::{Target, write_target};
 use crate::caches::CACHE_WAIT;
 use crate::controllers::backoff::FailureBackoff;
+use crate::controllers::deadline;
 use crate::generators::{self, KubeGenerators};
 use crate::stores::kind_and_name;
 
@@ -40,7 +41,7 @@ pub async fn reconcile(es: &ExternalSecret, context: &EsContext) -> Result<Actio
     let metrics = &context.shared.metrics;
     let _timer = metrics.reconcile_started(CONTROLLER);
     let started = Instant::now();
-    let result = sync(es, context).await;
+    let result = deadline::within(sync(es, context)).await;
     metrics.record_sync(es.meta(), started.elapsed(), result.is_err());
     metrics.reconcile_result(CONTROLLER, &result);
     if result.is_ok() {

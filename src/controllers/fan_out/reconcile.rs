@@ -43,6 +43,9 @@ pub enum Error {
     /// The namespace cache has not received its first list: nothing is released from it yet.
     #[error("namespace cache not synced yet")]
     CacheNotSynced,
+    /// The reconcile ran past its deadline.
+    #[error(transparent)]
+    Deadline(#[from] crate::controllers::deadline::DeadlineExceeded),
 }
 
 /// Reconciles one template (behind its finalizer, if it has one).
@@ -53,25 +56,27 @@ pub async fn reconcile<T: ClusterTemplate>(
     let metrics = &context.shared.metrics;
     let _timer = metrics.reconcile_started(T::CONTROLLER);
     let subject = Arc::clone(&template);
-    let result = match T::FINALIZER {
-        Some(name) => {
-            let api: Api<T> = Api::all(context.shared.client.clone());
-            finalizer::finalizer(&api, name, template, |event| async {
-                match event {
-                    Event::Apply(template) => apply(&*template, &context).await,
-                    Event::Cleanup(template) => cleanup(&*template, &context).await,
-                }
-            })
-            .await
-            .map_err(|error| match error {
-                finalizer::Error::ApplyFailed(error) | finalizer::Error::CleanupFailed(error) => {
-                    error
-                }
-                other => Error::Finalizer(Box::new(other)),
-            })
+    let result = crate::controllers::deadline::within(async {
+        match T::FINALIZER {
+            Some(name) => {
+                let api: Api<T> = Api::all(context.shared.client.clone());
+                finalizer::finalizer(&api, name, template, |event| async {
+                    match event {
+                        Event::Apply(template) => apply(&*template, &context).await,
+                        Event::Cleanup(template) => cleanup(&*template, &context).await,
+                    }
+                })
+                .await
+                .map_err(|error| match error {
+                    finalizer::Error::ApplyFailed(error)
+                    | finalizer::Error::CleanupFailed(error) => error,
+                    other => Error::Finalizer(Box::new(other)),
+                })
+            }
+            None => apply(&*template, &context).await,
         }
-        None => apply(&*template, &context).await,
-    };
+    })
+    .await;
     metrics.reconcile_result(T::CONTROLLER, &result);
     if result.is_ok() {
         context.shared.backoff.forget(&*subject);

@@ -57,6 +57,9 @@ pub enum Error {
     /// Writing status or finalizers failed.
     #[error("kubernetes API: {0}")]
     Kube(#[from] kube::Error),
+    /// The reconcile ran past its deadline.
+    #[error(transparent)]
+    Deadline(#[from] crate::controllers::deadline::DeadlineExceeded),
 }
 
 /// Why the source Secrets could not be read.
@@ -253,6 +256,7 @@ impl Error {
             Error::Push(_) => "PushFailed",
             Error::DeleteStale(_) | Error::Cleanup(_) => "DeleteFailed",
             Error::Kube(_) => "KubernetesAPIError",
+            Error::Deadline(_) => "ReconcileDeadlineExceeded",
         }
     }
 
@@ -277,7 +281,8 @@ impl Error {
             | Error::Push(_)
             | Error::DeleteStale(_)
             | Error::Cleanup(_)
-            | Error::Kube(_) => true,
+            | Error::Kube(_)
+            | Error::Deadline(_) => true,
         }
     }
 }

@@ -1,9 +1,10 @@
 //! The PushSecret controller: writes Kubernetes Secrets of the PushSecret's namespace to the
 //! stores it names, and (with `deletionPolicy: Delete`) removes exactly what it pushed.
 //!
-//! Triggers: the PushSecret itself and its refresh interval. Source Secrets are not watched
-//! (that would mean a watch over every Secret); a changed source is pushed at the next refresh
-//! or on any change of the PushSecret.
+//! Triggers: the PushSecret itself (changes of its spec, labels, annotations, finalizers or
+//! deletion, not of its status: `watch_filter`) and its refresh interval. Source Secrets are
+//! not watched (that would mean a watch over every Secret); a changed source is pushed at the
+//! next refresh or on any change of the PushSecret.
 
 pub mod context;
 pub mod data_to;
@@ -19,7 +20,7 @@ pub mod template;
 use std::sync::Arc;
 
 use external_secrets_crds::v1alpha1::PushSecret;
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use kube::ResourceExt;
 use kube::runtime::controller::{self, Controller};
 use kube::runtime::reflector::{self, ObjectRef};
@@ -28,6 +29,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use crate::caches::forget_managed_fields;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
+use crate::controllers::watch_filter;
 use context::{CONTROLLER, PsContext};
 
 /// Runs the PushSecret controller until `shutdown` completes.
@@ -60,9 +62,13 @@ pub async fn run(
             if let Ok(watcher::Event::Delete(push_secret)) = event {
                 forget_deleted(push_secret, &forget);
             }
-            followed.follow(event);
+            followed.follow_deletions(event);
         })
         .applied_objects();
+    // Only changes upstream reconciles on (not the status our own writes set) are triggers.
+    let triggered = queue.clone();
+    let objects = watch_filter::triggering(objects, watch_filter::desired_state)
+        .inspect_ok(move |push_secret| triggered.triggered([&ObjectRef::from_obj(push_secret)]));
     tracing::info!(controller = CONTROLLER, "starting controller");
     Controller::for_stream(objects, reader)
         .with_config(controller::Config::default().concurrency(concurrency))
@@ -70,7 +76,7 @@ pub async fn run(
         .run(
             move |push_secret: Arc<PushSecret>, context| {
                 started.taken(&ObjectRef::from_obj(push_secret.as_ref()));
-                reconcile::reconcile(push_secret, context)
+                crate::controllers::template::budgeted(reconcile::reconcile(push_secret, context))
             },
             reconcile::error_policy,
             ps_context,

@@ -34,7 +34,7 @@ pub async fn reconcile(
 ) -> Result<Action, Error> {
     let metrics = &context.shared.metrics;
     let _timer = metrics.reconcile_started(CONTROLLER);
-    let result = sync(&push_secret, &context).await;
+    let result = crate::controllers::deadline::within(sync(&push_secret, &context)).await;
     metrics.reconcile_result(CONTROLLER, &result);
     if result.is_ok() {
         context.shared.backoff.forget(&*push_secret);

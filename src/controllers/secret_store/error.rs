@@ -37,6 +37,9 @@ pub enum Error {
         /// The API error.
         source: kube::Error,
     },
+    /// The reconcile ran past its deadline.
+    #[error(transparent)]
+    Deadline(#[from] crate::controllers::deadline::DeadlineExceeded),
 }
 
 impl Error {
@@ -47,6 +50,7 @@ impl Error {
             Error::Validation { .. } => "ValidationFailed",
             Error::PatchStatus { .. } => "PatchStatusFailed",
             Error::Finalizer { .. } => "FinalizerFailed",
+            Error::Deadline(_) => "ReconcileDeadlineExceeded",
         }
     }
 
@@ -58,7 +62,10 @@ impl Error {
     pub fn is_temporary(&self) -> bool {
         match self {
             Error::Client { source, .. } => source.is_temporary(),
-            Error::Validation { .. } | Error::PatchStatus { .. } | Error::Finalizer { .. } => true,
+            Error::Validation { .. }
+            | Error::PatchStatus { .. }
+            | Error::Finalizer { .. }
+            | Error::Deadline(_) => true,
         }
     }
 }

@@ -31,19 +31,26 @@ pub async fn reconcile<K: Store>(
 ) -> Result<Action, Error> {
     let _timer = context.metrics.reconcile_started(K::CONTROLLER);
     let started = Instant::now();
-    let result = match push_secrets {
-        // Another controller class's store is left entirely alone, finalizer included.
-        _ if !crate::stores::should_process(store.spec(), &context.settings.controller_class) => {
-            Ok(Some(Action::await_change()))
+    let result = crate::controllers::deadline::within(async {
+        let kept = match push_secrets {
+            // Another controller class's store is left entirely alone, finalizer included.
+            _ if !crate::stores::should_process(
+                store.spec(),
+                &context.settings.controller_class,
+            ) =>
+            {
+                Ok(Some(Action::await_change()))
+            }
+            Some(push_secrets) => keep_for_push_secrets(store, context, push_secrets).await,
+            None => Ok(None),
+        };
+        match kept {
+            Ok(Some(waiting)) => Ok(waiting),
+            Ok(None) => reconcile_store(store, context).await,
+            Err(error) => Err(error),
         }
-        Some(push_secrets) => keep_for_push_secrets(store, context, push_secrets).await,
-        None => Ok(None),
-    };
-    let result = match result {
-        Ok(Some(waiting)) => Ok(waiting),
-        Ok(None) => reconcile_store(store, context).await,
-        Err(error) => Err(error),
-    };
+    })
+    .await;
     context
         .metrics
         .set_store_duration(K::CLUSTER, store.meta(), started.elapsed());

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use external_secrets_crds::v1::{ExternalSecretTemplate, TemplateMergePolicy};
-use external_secrets_template::{Delimiters, TemplateError, render};
+use external_secrets_template::{Budget, Delimiters, TemplateError, render_within};
 
 pub use decode::{DecodeError, decode};
 pub use error::{Error, Refusal, SourcesError};
@@ -178,12 +178,34 @@ pub fn set_delimiters(left: &str, right: &str) {
     });
 }
 
+tokio::task_local! {
+    /// The template budget of the reconcile running on this task (see [`budgeted`]).
+    static BUDGET: Budget;
+}
+
+/// Runs `reconcile` with one template budget ([`Budget`]) for every template it renders:
+/// `template.data`, each `templateFrom` item and literal, labels, annotations, generic
+/// targets and `rewrite.transform`, so an object with many templates gets the time and
+/// memory of one (issue 23) and one reconcile cannot stall its worker with them.
+pub async fn budgeted<F: Future>(reconcile: F) -> F::Output {
+    BUDGET.scope(Budget::default(), reconcile).await
+}
+
+/// Calls `render` with the budget of the running reconcile ([`budgeted`]), or a budget of
+/// its own outside one (the `render` command, tests).
+pub fn with_budget<R>(render: impl Fn(&Budget) -> R) -> R {
+    BUDGET
+        .try_with(&render)
+        .unwrap_or_else(|_| render(&Budget::default()))
+}
+
 /// Parses and runs one template; `key` names it in errors, as upstream's messages do.
 pub fn execute(key: &str, source: &str, data: &SecretData) -> Result<Vec<u8>, Error> {
     let delimiters = DELIMITERS.get().cloned().unwrap_or_default();
     // Upstream wraps twice: its `execute` says which step failed, its scope functions
     // (`valueScopeApply`, `mapScopeApply`) wrap that again.
-    render(key, source, data, &delimiters).map_err(|source| Error::Execute {
+    let rendered = with_budget(|budget| render_within(key, source, data, &delimiters, budget));
+    rendered.map_err(|source| Error::Execute {
         key: key.to_owned(),
         step: match source {
             TemplateError::Parse { .. } => "parse",

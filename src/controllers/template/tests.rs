@@ -302,3 +302,28 @@ fn config_map_and_secret_items_render_as_values_or_keys_and_values() {
         "error in configmap tmpl: missing key absent"
     );
 }
+
+#[tokio::test]
+async fn one_budget_spans_every_template_of_a_reconcile() {
+    // Each template writes 3 MB: alone within the 8 MiB output limit of one render.
+    let big = "{{ range until 3 }}{{ repeat 1000000 \"a\" }}{{ end }}";
+    let many_keys = template(json!({"data": {"a": big, "b": big, "c": big}}));
+    let mixed = template(json!({
+        "templateFrom": [{"target": "Data", "literal": format!("from: {big}")}],
+        "data": {"key": big},
+        "metadata": {"annotations": {"note": big}},
+    }));
+    for spec in [&many_keys, &mixed] {
+        // Outside a reconcile (the `render` command) each render has a budget of its own.
+        assert!(render(spec, &data()).is_ok());
+        // Within one, all renders of the object share one.
+        let error = budgeted(async { render(spec, &data()) }).await.unwrap_err();
+        assert!(error.contains("output exceeds 8388608 bytes"), "{error}");
+        assert!(!error.contains("aaaa"), "no rendered text in {error}");
+    }
+    // Two reconciles do not share: each starts with the whole budget.
+    let small = template(json!({"data": {"a": big, "b": big}}));
+    for _ in 0..2 {
+        assert!(budgeted(async { render(&small, &data()) }).await.is_ok());
+    }
+}

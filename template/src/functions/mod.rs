@@ -73,11 +73,11 @@ const COSTLY: &[&str] = &[
 ];
 
 impl Ctx {
-    /// A context with the whole budget.
-    pub fn new(arena: Vec<Map>) -> Ctx {
+    /// A context with `budget` work units left (at most [`MAX_WORK`]).
+    pub fn new(arena: Vec<Map>, budget: u64) -> Ctx {
         Ctx {
             arena,
-            budget: MAX_WORK,
+            budget: budget.min(MAX_WORK),
         }
     }
 

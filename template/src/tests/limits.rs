@@ -98,3 +98,67 @@ fn work_in_function_calls_is_bounded() {
         "100000".repeat(100)
     );
 }
+
+/// Renders `source` `times` times drawing on one budget; the results in order.
+fn shared(source: &str, times: usize) -> Vec<Result<usize, String>> {
+    let budget = crate::Budget::default();
+    let data = std::collections::BTreeMap::new();
+    (0..times)
+        .map(|_| {
+            crate::render_within("t", source, &data, &Default::default(), &budget)
+                .map(|out| out.len())
+                .map_err(|error| error.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn renders_sharing_a_budget_share_every_limit() {
+    // Each template alone stays within the limits (more than half of one of them); a second
+    // render on the same budget exceeds it, as an object's many templates would.
+    let cases = [
+        (
+            "{{ range until 700000 }}{{ end }}{{ range until 700000 }}{{ end }}",
+            "steps",
+        ),
+        (
+            "{{ range until 5 }}{{ repeat 900000 \"a\" }}{{ end }}",
+            "output exceeds",
+        ),
+        (
+            "{{ range until 500 }}{{ $x := repeat 900000 \"a\" }}{{ end }}",
+            "exceeds its work budget",
+        ),
+    ];
+    for (source, limit) in cases {
+        ok(source, &[]);
+        let results = shared(source, 2);
+        assert!(
+            results[0].is_ok(),
+            "{source}: first render {:?}",
+            results[0]
+        );
+        let error = results[1].clone().expect_err(source);
+        assert!(error.contains(limit), "{source}: {error}");
+    }
+}
+
+#[test]
+fn an_exhausted_budget_fails_every_later_render() {
+    let results = shared("{{ range until 5 }}{{ repeat 900000 \"a\" }}{{ end }}", 4);
+    assert!(results[0].is_ok());
+    for later in &results[1..] {
+        assert!(
+            later
+                .as_ref()
+                .is_err_and(|error| error.contains("output exceeds"))
+        );
+    }
+    // A small template still fits in what the failed ones left.
+    let budget = crate::Budget::default();
+    let data = std::collections::BTreeMap::new();
+    let render = |source| crate::render_within("t", source, &data, &Default::default(), &budget);
+    assert!(render("{{ range until 9 }}{{ repeat 900000 \"a\" }}{{ end }}").is_ok());
+    assert_eq!(render("{{ \"ok\" }}").unwrap(), b"ok");
+    assert!(render("{{ repeat 900000 \"a\" }}").is_err());
+}

@@ -8,6 +8,11 @@ use serde_json::{Map, Value};
 /// Upstream's cap on a list index in a target path.
 const MAX_INDEX: usize = 10_000;
 
+/// Steps one path may have. Upstream has no cap; without one a long path nests the object
+/// (and the recursion setting it) without bound, and every index step may grow a list to
+/// [`MAX_INDEX`] entries. Real paths have a handful of steps.
+const MAX_STEPS: usize = 32;
+
 /// One step of a target path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
@@ -73,6 +78,9 @@ pub enum Problem {
     /// A path starting with an index.
     #[error("path must start with a key")]
     StartsWithIndex,
+    /// More than [`MAX_STEPS`] keys and indexes.
+    #[error("more than {MAX_STEPS} steps")]
+    TooDeep,
 }
 
 /// Parses `target` (e.g. `spec.rules[0].from[0].source`); errors say what is wrong with it.
@@ -109,6 +117,9 @@ pub fn parse(target: &str) -> Result<Vec<Step>, PathError> {
             }
             steps.push(Step::Index(index));
             rest = &body[end + 1..];
+        }
+        if steps.len() > MAX_STEPS {
+            return Err(invalid(Problem::TooDeep));
         }
     }
     match steps.first() {
@@ -208,10 +219,17 @@ mod tests {
             ("spec.items[10001]", "exceeds maximum (10000)"),
             ("spec.items[1", "unterminated '['"),
             ("spec.items[1]x", "expected '[' near \"x\""),
+            // Bounded depth: each step nests the object and may grow a list to 10001 items.
+            (
+                format!("spec{}", "[10000]".repeat(40)).as_str(),
+                "more than 32 steps",
+            ),
+            (["a"; 33].join(".").as_str(), "more than 32 steps"),
         ] {
             let error = parse(path).unwrap_err().to_string();
             assert!(error.contains(why), "{path}: {error}");
         }
+        assert_eq!(parse(&["a"; 32].join(".")).unwrap().len(), 32);
     }
 
     #[test]
