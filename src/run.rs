@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use crate::cli::RunArgs;
 use crate::context::{Context, Settings};
 use crate::controllers::secret_store;
-use crate::controllers::secret_store::shared::SharedStores;
+use crate::controllers::store_watch::SharedStores;
 use crate::leader::{self, LeaseSettings};
 use crate::metrics::Metrics;
 

@@ -1,6 +1,7 @@
 //! The reconcilers the operator runs, one module per kind, and the modules they share
-//! (`backoff`, `deadline`, `fan_out`, `finalizers`, `metadata`, `queue_depth`, `rewrite`, `template`, `watch_filter`): a controller
-//! never imports another controller's module; what two need lives in a shared module.
+//! (`backoff`, `deadline`, `fan_out`, `finalizers`, `metadata`, `queue_depth`, `rewrite`,
+//! `store_watch`, `template`, `watch_filter`): a controller never imports another controller's
+//! module; what two need lives in a shared module.
 
 pub mod backoff;
 pub mod cluster_external_secret;
@@ -15,6 +16,7 @@ pub mod push_secret;
 pub mod queue_depth;
 pub mod rewrite;
 pub mod secret_store;
+pub mod store_watch;
 pub mod template;
 #[cfg(test)]
 pub mod test_client;

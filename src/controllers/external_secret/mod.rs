@@ -45,7 +45,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use crate::caches::forget_managed_fields;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
-use crate::controllers::secret_store::shared::StoreFeed;
+use crate::controllers::store_watch::StoreFeed;
 use crate::controllers::template;
 use crate::controllers::watch_filter;
 use crate::stores::{Stores, kind_and_name};

@@ -6,38 +6,33 @@
 //! `status.capabilities`, with an Event on every transition. While the PushSecret controller
 //! runs, a store carries upstream's finalizer as long as PushSecrets with `deletionPolicy:
 //! Delete` use it (`push_users`), decided from a PushSecret watch cache once it is synced. The
-//! stores come from the watch shared with the ExternalSecret controller (`shared`), which also
+//! stores come from the watch shared with the ExternalSecret controller (`store_watch`), which also
 //! drops a deleted store's clients when it reports the deletion.
 
 pub mod error;
 pub mod push_users;
 pub mod reconcile;
-pub mod shared;
 pub mod status;
 
-use std::fmt::Debug;
 use std::sync::Arc;
 
 use external_secrets_crds::v1::{
     ClusterSecretStore, SecretStore, SecretStoreRefKind, SecretStoreSpec, SecretStoreStatus,
 };
 use external_secrets_crds::v1alpha1::PushSecret;
-use external_secrets_providers::StoreRef;
 use futures::StreamExt;
-use kube::core::DeserializeGuard;
 use kube::runtime::controller::{self, Controller};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::{WatchStreamExt, reflector, watcher};
-use kube::{Api, Client, Resource, ResourceExt};
+use kube::{Api, Client, ResourceExt};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use crate::caches::forget_managed_fields;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
+use crate::controllers::store_watch::{StoreFeed, WatchedStore};
 use error::Error;
 use push_users::StoreIdentity;
-use shared::StoreFeed;
 
 /// What a store reconcile reads besides the shared state.
 pub struct StoreContext {
@@ -49,13 +44,7 @@ pub struct StoreContext {
 }
 
 /// What the controller needs of a store kind.
-pub trait Store:
-    Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Serialize + Send + Sync + 'static
-{
-    /// The controller's name (metrics label, logs), as controller-runtime derives it upstream.
-    const CONTROLLER: &'static str;
-    /// Whether this is the cluster-scoped kind.
-    const CLUSTER: bool;
+pub trait Store: WatchedStore + Serialize {
     /// The component Events are reported as (upstream's `GetEventRecorderFor` name).
     const EVENT_REPORTER: &'static str;
 
@@ -63,12 +52,8 @@ pub trait Store:
     fn spec(&self) -> &SecretStoreSpec;
     /// The status, if any.
     fn status(&self) -> Option<&SecretStoreStatus>;
-    /// The store as the provider layer sees it.
-    fn store_ref(&self) -> StoreRef<'_>;
     /// The API to patch this object through.
     fn api(&self, client: Client) -> Api<Self>;
-    /// The API to watch through: one namespace (`--namespace`) or all.
-    fn watch_api(client: Client, namespace: Option<&str>) -> Api<DeserializeGuard<Self>>;
 
     /// The store as a PushSecret names it.
     fn identity(&self) -> StoreIdentity<'_> {
@@ -90,8 +75,6 @@ pub trait Store:
 }
 
 impl Store for SecretStore {
-    const CONTROLLER: &'static str = "secretstore";
-    const CLUSTER: bool = false;
     const EVENT_REPORTER: &'static str = "secret-store";
 
     fn spec(&self) -> &SecretStoreSpec {
@@ -100,26 +83,15 @@ impl Store for SecretStore {
     fn status(&self) -> Option<&SecretStoreStatus> {
         self.status.as_ref()
     }
-    fn store_ref(&self) -> StoreRef<'_> {
-        StoreRef::from(self)
-    }
     fn api(&self, client: Client) -> Api<Self> {
         Api::namespaced(
             client,
             self.metadata.namespace.as_deref().unwrap_or_default(),
         )
     }
-    fn watch_api(client: Client, namespace: Option<&str>) -> Api<DeserializeGuard<Self>> {
-        match namespace {
-            Some(namespace) => Api::namespaced(client, namespace),
-            None => Api::all(client),
-        }
-    }
 }
 
 impl Store for ClusterSecretStore {
-    const CONTROLLER: &'static str = "clustersecretstore";
-    const CLUSTER: bool = true;
     const EVENT_REPORTER: &'static str = "cluster-secret-store";
 
     fn spec(&self) -> &SecretStoreSpec {
@@ -128,13 +100,7 @@ impl Store for ClusterSecretStore {
     fn status(&self) -> Option<&SecretStoreStatus> {
         self.status.as_ref()
     }
-    fn store_ref(&self) -> StoreRef<'_> {
-        StoreRef::from(self)
-    }
     fn api(&self, client: Client) -> Api<Self> {
-        Api::all(client)
-    }
-    fn watch_api(client: Client, _: Option<&str>) -> Api<DeserializeGuard<Self>> {
         Api::all(client)
     }
 }

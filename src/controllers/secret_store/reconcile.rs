@@ -82,20 +82,6 @@ pub fn error_policy<K: Store>(store: &K, error: &Error, context: &Context) -> Ac
     }
 }
 
-/// Drops everything kept about a deleted store: its provider clients, validation memory and
-/// metric series.
-pub async fn forget<K: Store>(store: &K, context: &Context) {
-    let store_ref = store.store_ref();
-    tracing::debug!(store = %store_ref.id, "store deleted, dropping its clients");
-    context.clients.remove_store(&store_ref.id).await;
-    context.forget(&store_ref.id);
-    context.metrics.remove_store(
-        K::CLUSTER,
-        &store.name_any(),
-        store.namespace().as_deref().unwrap_or_default(),
-    );
-}
-
 /// Upstream's `handleFinalizer`: the store keeps its finalizer while a PushSecret with
 /// `deletionPolicy: Delete` needs it; `Some(action)` when the reconcile ends here (cache not
 /// synced yet, or a deleted store still in use). Nothing is removed from an unsynced cache.

@@ -11,42 +11,89 @@
 //! waits for the cache's initial list before deciding anything from it
 //! ([`crate::caches::is_synced`]).
 
+use std::fmt::Debug;
 use std::sync::Arc;
 
+use external_secrets_crds::v1::{ClusterSecretStore, SecretStore};
+use external_secrets_providers::StoreRef;
 use futures::{Stream, StreamExt};
 use kube::core::DeserializeGuard;
 use kube::runtime::reflector::{self, store::Writer};
 use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
 
-use super::Store;
 use crate::caches::forget_managed_fields;
 use crate::context::Context;
+
+/// What the shared watch needs of a store kind: the store controllers build their own trait
+/// on it (`secret_store::Store`), the ExternalSecret controller reads the cache through it.
+pub trait WatchedStore:
+    Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static
+{
+    /// The store controller's name (metrics label, logs), as controller-runtime derives it.
+    const CONTROLLER: &'static str;
+    /// Whether this is the cluster-scoped kind.
+    const CLUSTER: bool;
+
+    /// The store as the provider layer sees it.
+    fn store_ref(&self) -> StoreRef<'_>;
+    /// The API to watch through: one namespace (`--namespace`) or all.
+    fn watch_api(client: Client, namespace: Option<&str>) -> Api<DeserializeGuard<Self>>;
+}
+
+impl WatchedStore for SecretStore {
+    const CONTROLLER: &'static str = "secretstore";
+    const CLUSTER: bool = false;
+
+    fn store_ref(&self) -> StoreRef<'_> {
+        StoreRef::from(self)
+    }
+    fn watch_api(client: Client, namespace: Option<&str>) -> Api<DeserializeGuard<Self>> {
+        match namespace {
+            Some(namespace) => Api::namespaced(client, namespace),
+            None => Api::all(client),
+        }
+    }
+}
+
+impl WatchedStore for ClusterSecretStore {
+    const CONTROLLER: &'static str = "clustersecretstore";
+    const CLUSTER: bool = true;
+
+    fn store_ref(&self) -> StoreRef<'_> {
+        StoreRef::from(self)
+    }
+    fn watch_api(client: Client, _: Option<&str>) -> Api<DeserializeGuard<Self>> {
+        Api::all(client)
+    }
+}
 
 /// How many changes a slow consumer may lag behind before the watch waits for it.
 const BUFFER: usize = 1024;
 
 /// The shared watch of the store kind `K`, until it is driven.
-pub struct StoreWatch<K: Store> {
+pub struct StoreWatch<K: WatchedStore> {
     reader: reflector::Store<K>,
     writer: Writer<K>,
 }
 
 /// What one consumer gets of a shared store watch.
-pub struct StoreFeed<K: Store> {
+pub struct StoreFeed<K: WatchedStore> {
     /// The cache (ready once the initial list is in).
     pub cache: reflector::Store<K>,
     /// Every store that was added or changed, and every store again after each (re)list.
     pub changes: futures::stream::BoxStream<'static, Arc<K>>,
 }
 
-impl<K: Store> Default for StoreWatch<K> {
+impl<K: WatchedStore> Default for StoreWatch<K> {
     fn default() -> Self {
         let (reader, writer) = reflector::store_shared(BUFFER);
         Self { reader, writer }
     }
 }
 
-impl<K: Store> StoreWatch<K> {
+impl<K: WatchedStore> StoreWatch<K> {
     /// A feed for one consumer; take it before [`Self::drive`] starts, and poll its changes as
     /// long as the watch runs.
     pub fn subscribe(&self) -> StoreFeed<K> {
@@ -69,7 +116,7 @@ impl<K: Store> StoreWatch<K> {
             .take_until(shutdown);
         self.follow(events, |store| {
             let context = context.clone();
-            async move { super::reconcile::forget(&store, &context).await }
+            async move { forget(&store, &context).await }
         })
         .await;
     }
@@ -104,7 +151,7 @@ impl<K: Store> StoreWatch<K> {
 
 /// The event with its store, or nothing when the store does not match the schema (logged
 /// without its content, which may quote field values).
-fn valid<K: Store>(
+fn valid<K: WatchedStore>(
     event: Result<watcher::Event<DeserializeGuard<K>>, watcher::Error>,
 ) -> Option<Result<watcher::Event<K>, watcher::Error>> {
     use watcher::Event;
@@ -133,13 +180,27 @@ fn valid<K: Store>(
     }))
 }
 
+/// Drops everything kept about a deleted store: its provider clients, validation memory and
+/// metric series.
+async fn forget<K: WatchedStore>(store: &K, context: &Context) {
+    let store_ref = store.store_ref();
+    tracing::debug!(store = %store_ref.id, "store deleted, dropping its clients");
+    context.clients.remove_store(&store_ref.id).await;
+    context.forget(&store_ref.id);
+    context.metrics.remove_store(
+        K::CLUSTER,
+        &store.name_any(),
+        store.namespace().as_deref().unwrap_or_default(),
+    );
+}
+
 /// Both store kinds' shared watches.
 #[derive(Default)]
 pub struct SharedStores {
     /// SecretStores (of `--namespace`, or all).
-    pub secret_stores: StoreWatch<external_secrets_crds::v1::SecretStore>,
+    pub secret_stores: StoreWatch<SecretStore>,
     /// ClusterSecretStores.
-    pub cluster_secret_stores: StoreWatch<external_secrets_crds::v1::ClusterSecretStore>,
+    pub cluster_secret_stores: StoreWatch<ClusterSecretStore>,
 }
 
 impl SharedStores {
@@ -159,7 +220,6 @@ impl SharedStores {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use external_secrets_crds::v1::SecretStore;
     use std::sync::Mutex;
     use watcher::Event;
 
