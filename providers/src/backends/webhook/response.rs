@@ -26,10 +26,46 @@ pub fn parse(body: &[u8]) -> Result<Json> {
     })
 }
 
+/// How deeply brackets and parentheses may nest in a JSONPath: `serde_json_path`'s parser
+/// backtracks through every nested filter level, so a path of a few hundred `(` (found by the
+/// `webhook_response` fuzz target) kept it busy for minutes; real paths nest two or three deep.
+const MAX_PATH_NESTING: usize = 16;
+
 /// Checks a (rendered) JSONPath expression.
 pub fn compile(path: &str) -> Result<JsonPath> {
+    let mut depth = 0usize;
+    for character in path.chars() {
+        match character {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_PATH_NESTING {
+            return Err(ProviderError::invalid_config(format!(
+                "failed to get response path: brackets nest deeper than {MAX_PATH_NESTING}"
+            )));
+        }
+    }
+    // `serde_json_path` 0.7 panics (`unreachable!`) on a `\u` escape cut short at the end of
+    // the path (found by the `webhook_response` fuzz target): refuse it first.
+    if short_unicode_escape(path) {
+        return Err(ProviderError::invalid_config(
+            "failed to get response path: a \\u escape needs four hex digits",
+        ));
+    }
     JsonPath::parse(path).map_err(|error| {
         ProviderError::invalid_config(format!("failed to get response path {path}: {error}"))
+    })
+}
+
+/// Whether a `\u` escape in `path` is followed by fewer than four hex digits.
+fn short_unicode_escape(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    bytes.windows(2).enumerate().any(|(at, pair)| {
+        pair == b"\\u"
+            && !bytes
+                .get(at + 2..at + 6)
+                .is_some_and(|digits| digits.iter().all(u8::is_ascii_hexdigit))
     })
 }
 
@@ -146,6 +182,30 @@ mod tests {
     fn one(body: &str, path: &str) -> Result<String> {
         let selected = select(&parse(body.as_bytes())?, path)?;
         Ok(String::from_utf8(single_value(&selected)?.into_bytes()).unwrap())
+    }
+
+    /// The `webhook_response` fuzz target's timeout input: hundreds of nested `(` in a filter.
+    #[test]
+    fn deeply_nested_paths_are_refused_before_parsing() {
+        let path = format!("$.data[?({}", "( ((   ".repeat(60));
+        let error = compile(&path).unwrap_err().to_string();
+        assert!(error.contains("nest deeper than 16"), "{error}");
+        let nested = format!("$.a{}", "[?(@.b".repeat(5));
+        assert!(
+            !compile(&nested)
+                .unwrap_err()
+                .to_string()
+                .contains("nest deeper")
+        );
+        assert!(compile("$.items[?(@.name=='a')].value").is_ok());
+    }
+
+    /// The fuzz target's crash input: a `\u` escape cut short at the end of a filter string.
+    #[test]
+    fn short_unicode_escapes_are_refused_instead_of_panicking() {
+        let error = compile("$.a[?(@.name=='x\\u").unwrap_err().to_string();
+        assert!(error.contains("four hex digits"), "{error}");
+        assert!(compile("$.a[?(@.name=='x\\u00e9')]").is_ok());
     }
 
     #[test]
