@@ -4,7 +4,7 @@
 //! growing (client-go's `maxQueuedEvents`, 1000), and each object may send a burst of 25
 //! events, then one per five minutes (client-go's `EventSourceObjectSpamFilter` defaults), so
 //! an object that fails in a loop cannot flood the API server. Identical repeats within that
-//! allowance become one Event with a growing series count (kube-rs' recorder, as client-go's
+//! allowance become one Event with a growing series count (`event_series`, as client-go's
 //! correlator).
 
 use std::collections::HashMap;
@@ -12,8 +12,14 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ObjectReference;
-use kube::runtime::events::{Event, Recorder, Reporter};
+use k8s_openapi::api::events::v1::{Event as K8sEvent, EventSeries};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::events::Event;
 use tokio::sync::mpsc;
+
+use crate::event_series::{Reporter, Send, SeriesCache};
 
 /// Events waiting to be sent (client-go's `maxQueuedEvents`).
 const CAPACITY: usize = 1000;
@@ -62,22 +68,32 @@ impl EventQueue {
     }
 }
 
-/// Sends queued events one at a time, within each object's allowance.
+/// Sends queued events one at a time, within each object's allowance; repeats within a
+/// series' window update its Event instead of creating one.
 async fn drain(client: kube::Client, mut receiver: mpsc::Receiver<Pending>) {
-    let mut recorders: HashMap<&'static str, Recorder> = HashMap::new();
+    let instance = std::env::var("POD_NAME").ok();
     let mut allowances = Allowances::default();
+    let mut series = SeriesCache::default();
     while let Some(pending) = receiver.recv().await {
-        if !allowances.take(pending.component, &pending.object, Instant::now()) {
+        let now = Instant::now();
+        if !allowances.take(pending.component, &pending.object, now) {
             continue;
         }
-        let recorder = recorders.entry(pending.component).or_insert_with(|| {
-            let reporter = Reporter {
-                controller: pending.component.to_owned(),
-                instance: std::env::var("POD_NAME").ok(),
-            };
-            Recorder::new(client.clone(), reporter)
-        });
-        if let Err(error) = recorder.publish(&pending.event, &pending.object).await {
+        let reporter = Reporter {
+            controller: pending.component,
+            instance: instance.as_deref(),
+        };
+        let send = series.next(reporter, &pending.event, &pending.object, now);
+        let repeat = matches!(send, Send::Repeat { .. });
+        let mut sent = publish(&client, send).await;
+        if repeat && sent.as_ref().is_err_and(is_not_found) {
+            // The series' Event expired at the API server: this occurrence begins a new one.
+            series.forget(reporter, &pending.event, &pending.object);
+            let send = series.next(reporter, &pending.event, &pending.object, now);
+            sent = publish(&client, send).await;
+        }
+        if let Err(error) = sent {
+            series.forget(reporter, &pending.event, &pending.object);
             tracing::warn!(
                 object = pending.object.name.as_deref().unwrap_or_default(),
                 %error,
@@ -85,6 +101,37 @@ async fn drain(client: kube::Client, mut receiver: mpsc::Receiver<Pending>) {
             );
         }
     }
+}
+
+fn is_not_found(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(status) if status.code == 404)
+}
+
+/// Creates the Event, or patches the series count and time of the one already sent.
+async fn publish(client: &kube::Client, send: Send) -> kube::Result<()> {
+    match send {
+        Send::Create(event) => {
+            let namespace = event.metadata.namespace.as_deref().unwrap_or("default");
+            let events: Api<K8sEvent> = Api::namespaced(client.clone(), namespace);
+            events.create(&PostParams::default(), &event).await?;
+        }
+        Send::Repeat {
+            name,
+            namespace,
+            count,
+        } => {
+            let events: Api<K8sEvent> = Api::namespaced(client.clone(), &namespace);
+            let series = EventSeries {
+                count,
+                last_observed_time: MicroTime(Timestamp::now()),
+            };
+            let patch = serde_json::json!({"series": series});
+            events
+                .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 /// Per-object token buckets of the spam filter.

@@ -6,6 +6,7 @@ mod cli;
 mod context;
 mod controllers;
 mod event_queue;
+mod event_series;
 mod generators;
 mod http_serve;
 mod kube_client;
