@@ -19,9 +19,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntr
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
-use serde_json::json;
+use serde_json::Value;
 
 use crate::caches::is_synced;
+use crate::controllers::metadata::{compact_fields, field_names};
 
 /// The prefix of every ExternalSecret's field manager on its target (see
 /// [`super::target::field_manager`]).
@@ -183,14 +184,20 @@ fn owns_data(entry: &ManagedFieldsEntry) -> bool {
     entry
         .fields_v1
         .as_ref()
-        .and_then(|fields| fields.0.get("f:data"))
-        .and_then(serde_json::Value::as_object)
-        .is_some_and(|keys| !keys.is_empty())
+        .is_some_and(|fields| !field_names(&fields.0, &["f:data"]).is_empty())
 }
 
-/// Trims managedFields to what the decisions read: an ExternalSecret manager's metadata
-/// fields (labels, annotations and finalizers it applied), and for every manager whether it
-/// owns `data` (one marker key instead of the key list). Everything else is dropped.
+/// The fields of an ExternalSecret's manager its later applies are compared with.
+const APPLIED_METADATA: [&[&str]; 3] = [
+    &["f:metadata", "f:labels"],
+    &["f:metadata", "f:annotations"],
+    &["f:metadata", "f:finalizers"],
+];
+
+/// Trims managedFields to what the decisions read, in the compact form
+/// ([`compact_fields`]): an ExternalSecret manager's metadata fields (labels, annotations and
+/// finalizers it applied), and for every manager whether it owns `data` (one marker key
+/// instead of the key list). Everything else is dropped.
 pub fn trim_managed_fields(entries: Vec<ManagedFieldsEntry>) -> Vec<ManagedFieldsEntry> {
     entries
         .into_iter()
@@ -200,28 +207,31 @@ pub fn trim_managed_fields(entries: Vec<ManagedFieldsEntry>) -> Vec<ManagedField
                 .as_deref()
                 .is_some_and(|manager| manager.starts_with(MANAGER_PREFIX));
             let data = owns_data(&entry);
-            let metadata = ours
-                .then(|| entry.fields_v1.as_ref()?.0.get("f:metadata").cloned())
-                .flatten();
-            if !data && metadata.is_none() {
+            let mut kept = match (&entry.fields_v1, ours) {
+                (Some(fields), true) => compact_fields(&fields.0, &APPLIED_METADATA),
+                _ => Value::Array(Vec::new()),
+            };
+            let Value::Array(paths) = &mut kept else {
                 return None;
-            }
-            let mut fields = serde_json::Map::new();
+            };
             if data {
-                fields.insert("f:data".to_owned(), json!({"f:*": {}}));
+                paths.push(Value::String(DATA_MARKER.to_owned()));
             }
-            if let Some(metadata) = metadata {
-                fields.insert("f:metadata".to_owned(), metadata);
+            if paths.is_empty() {
+                return None;
             }
             Some(ManagedFieldsEntry {
                 manager: entry.manager,
                 operation: entry.operation,
-                fields_v1: Some(FieldsV1(serde_json::Value::Object(fields))),
+                fields_v1: Some(FieldsV1(kept)),
                 ..ManagedFieldsEntry::default()
             })
         })
         .collect()
 }
+
+/// Stands for every `data` key a manager owns (which keys does not matter here).
+const DATA_MARKER: &str = "f:data\nf:*";
 
 /// Trims a watched Secret's metadata before it enters the cache (see
 /// [`trim_managed_fields`]).
@@ -234,6 +244,7 @@ pub fn trim(meta: &mut SecretMeta) {
 mod tests {
     use super::*;
     use kube::runtime::reflector;
+    use serde_json::json;
 
     /// A managed Secret's metadata with managedFields `(manager, operation, fieldsV1)`.
     fn meta(version: &str, fields: &[(&str, &str, serde_json::Value)]) -> SecretMeta {
@@ -372,17 +383,18 @@ mod tests {
             "the manager owning neither data nor ours is dropped"
         );
         assert_eq!(
-            fields[0].fields_v1.as_ref().unwrap().0["f:metadata"],
-            json!({"f:labels": {"f:x": {}}})
+            fields[0].fields_v1.as_ref().unwrap().0,
+            json!(["f:metadata\nf:labels\nf:x", "f:data\nf:*"])
         );
-        assert!(
-            fields[1]
-                .fields_v1
-                .as_ref()
-                .unwrap()
-                .0
-                .get("f:metadata")
-                .is_none()
+        assert_eq!(
+            fields[1].fields_v1.as_ref().unwrap().0,
+            json!(["f:data\nf:*"]),
+            "another manager's metadata is dropped"
+        );
+        let labels = ["f:metadata", "f:labels"];
+        assert_eq!(
+            crate::controllers::metadata::applied_keys(&trimmed.metadata, OURS, &labels),
+            crate::controllers::metadata::applied_keys(&entries.metadata, OURS, &labels)
         );
         assert_eq!(data_untouched(&trimmed), before_untouched);
         assert_eq!(others_own_data(&trimmed, OURS), before_others);
