@@ -22,6 +22,7 @@
 
 mod access;
 mod apply;
+mod authz;
 mod builtin;
 mod counters;
 mod crd;
