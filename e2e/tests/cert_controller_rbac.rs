@@ -118,11 +118,13 @@ async fn client_for(path: &Path) -> anyhow::Result<kube::Client> {
     Ok(kube::Client::try_from(config)?)
 }
 
-/// The API's answer code to a request that must have failed.
-fn refusal<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> anyhow::Result<(u16, String)> {
+/// The API's code and reason for a request that must have been refused (a success is reported
+/// without the object, which is another Secret's content).
+fn refusal<T>(result: Result<T, kube::Error>) -> anyhow::Result<(u16, String)> {
     match result {
         Err(kube::Error::Api(status)) => Ok((status.code, status.reason.clone())),
-        other => anyhow::bail!("expected the API to refuse, got {other:?}"),
+        Err(error) => anyhow::bail!("expected the API to refuse, got {error}"),
+        Ok(_) => anyhow::bail!("expected the API to refuse, it answered"),
     }
 }
 

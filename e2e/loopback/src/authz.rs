@@ -5,10 +5,8 @@
 //! its object), and the decision comes from the stored RBAC objects through the same matching
 //! as SubjectAccessReview (`access.rs`). A denial is kube's 403 Forbidden with its message.
 //!
-//! The static bearer token stays the test's cluster-admin and is never checked. The bootstrap
-//! policy is modelled only as far as tests need it: `system:discovery` (bound to every
-//! authenticated user, so discovery and OpenAPI documents are readable) and
-//! `system:auth-delegator` (unbound, for token reviewers) are stored at start.
+//! The static bearer token stays the test's cluster-admin and is never checked. What every
+//! authenticated user may do comes from the bootstrap policy stored at start (`bootstrap.rs`).
 
 use http::Method;
 use serde_json::{Value, json};
@@ -16,7 +14,7 @@ use serde_json::{Value, json};
 use crate::access::Request;
 use crate::errors::{ApiError, ApiResult, qualified};
 use crate::query::flag;
-use crate::state::{State, WriteOptions};
+use crate::state::State;
 
 /// Who a request acts as.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -211,54 +209,6 @@ impl State {
             Ok(())
         } else {
             Err(attributes.forbidden(name))
-        }
-    }
-
-    /// Stores the bootstrap ClusterRoles (and bindings) this server models.
-    pub(crate) fn store_bootstrap_policy(&mut self) {
-        let discovery_urls = [
-            "/api",
-            "/api/*",
-            "/apis",
-            "/apis/*",
-            "/healthz",
-            "/livez",
-            "/openapi",
-            "/openapi/*",
-            "/readyz",
-            "/version",
-            "/version/",
-        ];
-        let objects = [
-            (
-                "clusterroles",
-                json!({"metadata": {"name": "system:discovery"},
-                    "rules": [{"nonResourceURLs": discovery_urls, "verbs": ["get"]}]}),
-            ),
-            (
-                "clusterrolebindings",
-                json!({"metadata": {"name": "system:discovery"},
-                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:discovery"},
-                    "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:authenticated"}]}),
-            ),
-            (
-                "clusterroles",
-                json!({"metadata": {"name": "system:auth-delegator"}, "rules": [
-                    {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]},
-                    {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"], "verbs": ["create"]},
-                ]}),
-            ),
-        ];
-        for (plural, mut object) in objects {
-            let info = self
-                .registry
-                .get("rbac.authorization.k8s.io", "v1", plural)
-                .expect("RBAC kinds are built in");
-            object["apiVersion"] = json!("rbac.authorization.k8s.io/v1");
-            object["kind"] = json!(info.kind);
-            object["metadata"]["labels"] = json!({"kubernetes.io/bootstrapping": "rbac-defaults"});
-            self.create(&info, None, object, &WriteOptions::internal())
-                .expect("storing the bootstrap RBAC policy");
         }
     }
 }

@@ -3,6 +3,7 @@
 //! controller's Secret Role (CVE-2024-45041) and its negative controls.
 
 use super::*;
+use crate::state::WriteOptions;
 
 fn resource(method: Method, path: &str, query: Option<&str>) -> (String, ResourceAttributes) {
     let attributes = attributes(&method, path, query);
@@ -425,7 +426,7 @@ fn cluster_bindings_reach_every_namespace_and_cluster_scope() {
 }
 
 #[test]
-fn discovery_is_open_to_every_authenticated_user_other_paths_are_not() {
+fn bootstrap_policy_opens_discovery_and_self_reviews_only() {
     let state = state();
     let account = user(ACCOUNT, "certs");
     for path in [
@@ -448,4 +449,9 @@ fn discovery_is_open_to_every_authenticated_user_other_paths_are_not() {
     );
     assert_eq!(denied.details, Some(json!({})));
     assert!(decide(&state, &account, Method::POST, "/api", None).is_err());
+    // system:basic-user: every authenticated user may review itself, not others.
+    let reviews = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+    assert!(decide(&state, &account, Method::POST, reviews, None).is_ok());
+    let others = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+    assert!(decide(&state, &account, Method::POST, others, None).is_err());
 }

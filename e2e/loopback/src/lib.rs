@@ -23,6 +23,7 @@
 mod access;
 mod apply;
 mod authz;
+mod bootstrap;
 mod builtin;
 mod counters;
 mod crd;
