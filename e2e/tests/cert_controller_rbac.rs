@@ -28,8 +28,8 @@ use std::time::Duration;
 use anyhow::Context;
 use base64::Engine as _;
 use e2e::harness::{
-    ComponentProcess, TestCluster, TestCrd, TestNamespace, eventually, free_local_address,
-    is_not_found, unique_name,
+    ComponentProcess, TestCluster, TestCrd, TestNamespace, create_manifest as create, eventually,
+    free_local_address, is_not_found, unique_name,
 };
 use fixtures::{ca_bundles, certificates, conversion_crd, webhook_configuration};
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
@@ -77,16 +77,6 @@ fn rename_targets(role: &mut Value, resource: &str, name: &str) -> anyhow::Resul
     }
     anyhow::ensure!(renamed > 0, "the ClusterRole names no {resource}");
     Ok(())
-}
-
-/// Creates `object` (a rendered manifest) through `api`.
-async fn create<K>(api: &Api<K>, object: Value) -> anyhow::Result<K>
-where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
-{
-    Ok(api
-        .create(&PostParams::default(), &serde_json::from_value(object)?)
-        .await?)
 }
 
 /// A kubeconfig for the cluster under test (same server and CA) that authenticates with `token`.
