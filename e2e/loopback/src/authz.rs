@@ -54,7 +54,17 @@ pub(crate) fn attributes(method: &Method, path: &str, query: Option<&str>) -> At
         path: path.to_owned(),
         resource: None,
     };
-    let parts: Vec<&str> = path.split('/').filter(|part| !part.is_empty()).collect();
+    // Go's `URL.Path`, which RequestInfoFactory reads, is percent-decoded.
+    let decoded: Vec<String> = path
+        .split('/')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            percent_encoding::percent_decode_str(part)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .collect();
+    let parts: Vec<&str> = decoded.iter().map(String::as_str).collect();
     let (group, rest) = match parts.as_slice() {
         ["api", rest @ ..] if rest.len() >= 2 => ("", rest),
         ["apis", group, rest @ ..] if rest.len() >= 2 => (*group, rest),

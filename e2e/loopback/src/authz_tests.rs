@@ -106,6 +106,12 @@ fn paths_map_to_group_namespace_resource_subresource_and_name() {
     assert_eq!(short(&namespace), ["", "n", "namespaces", "finalize", "n"]);
     let (_, all) = resource(Method::GET, "/api/v1/secrets", None);
     assert_eq!(short(&all), ["", "", "secrets", "", ""]);
+    let (_, encoded) = resource(
+        Method::GET,
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Adiscovery",
+        None,
+    );
+    assert_eq!(encoded.name, "system:discovery");
     let (verb, watched) = resource(Method::GET, "/api/v1/watch/namespaces/n/secrets/s", None);
     assert_eq!(
         (verb.as_str(), short(&watched)),
