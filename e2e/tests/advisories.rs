@@ -6,7 +6,9 @@
 
 mod support;
 
-use e2e::harness::{TestNamespace, eventually, string_data, unique_name};
+use e2e::harness::{
+    TestNamespace, create_manifest as create, eventually, string_data, unique_name,
+};
 use external_secrets_crds::v1::{ExternalSecret, SecretStore};
 use external_secrets_crds::v1alpha1::PushSecret;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -17,15 +19,6 @@ use support::{Setup, WAIT, external_secret, force_sync_until, secret_store, wait
 
 /// What only the other namespace holds; it must never reach the test's namespace.
 const OTHER_NAMESPACE_VALUE: &str = "other-namespace-value-7f3a";
-
-async fn create<K>(api: &Api<K>, manifest: Value) -> anyhow::Result<K>
-where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
-{
-    Ok(api
-        .create(&PostParams::default(), &serde_json::from_value(manifest)?)
-        .await?)
-}
 
 fn config_map(name: &str, data: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})

@@ -20,103 +20,16 @@ use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use serde_json::{Value, json};
+use serde_json::json;
+
+#[path = "cert_controller/fixtures.rs"]
+mod fixtures;
+
+use fixtures::{ca_bundles, certificates, conversion_crd, webhook_configuration};
 
 const WAIT: Duration = Duration::from_secs(60);
 const SERVICE: &str = "eso-webhook";
 const SECRET: &str = "eso-webhook-certs";
-
-fn webhook_configuration(
-    name: &str,
-    run_label: &str,
-    labelled: bool,
-) -> anyhow::Result<ValidatingWebhookConfiguration> {
-    let mut labels = json!({"e2e-run": run_label});
-    if labelled {
-        labels["external-secrets.io/component"] = "webhook".into();
-    }
-    let webhook = |name: &str| {
-        json!({
-            "name": name,
-            "clientConfig": {"service": {
-                "name": "placeholder",
-                "namespace": "default",
-                "path": "/validate-external-secrets-io-v1-externalsecret",
-            }},
-            "rules": [],
-            "admissionReviewVersions": ["v1"],
-            "sideEffects": "None",
-            "failurePolicy": "Ignore",
-        })
-    };
-    Ok(serde_json::from_value(json!({
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingWebhookConfiguration",
-        "metadata": {"name": name, "labels": labels},
-        "webhooks": [
-            webhook("validate.externalsecret.external-secrets.io"),
-            webhook("validate.other.example.com"),
-        ],
-    }))?)
-}
-
-fn conversion_crd() -> Value {
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "placeholder"},
-        "spec": {
-            "group": "e2e.external-secrets.io",
-            "names": {"kind": "Converted", "plural": "converteds", "singular": "converted", "listKind": "ConvertedList"},
-            "scope": "Namespaced",
-            "versions": [{
-                "name": "v1",
-                "served": true,
-                "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-            }],
-            "conversion": {
-                "strategy": "Webhook",
-                "webhook": {
-                    "conversionReviewVersions": ["v1"],
-                    "clientConfig": {"service": {"name": "placeholder", "namespace": "default", "path": "/convert"}},
-                },
-            },
-        },
-    })
-}
-
-/// The Secret's data, once it holds the three files the webhook needs.
-async fn certificates(secrets: &Api<Secret>) -> anyhow::Result<Option<BTreeMap<String, Vec<u8>>>> {
-    let Some(secret) = secrets.get_opt(SECRET).await? else {
-        return Ok(None);
-    };
-    let data: BTreeMap<String, Vec<u8>> = secret
-        .data
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(key, value)| (key, value.0))
-        .collect();
-    let complete = ["ca.crt", "ca.key", "tls.crt", "tls.key"]
-        .iter()
-        .all(|key| data.get(*key).is_some_and(|value| !value.is_empty()));
-    Ok(complete.then_some(data))
-}
-
-fn ca_bundles(config: &ValidatingWebhookConfiguration) -> Vec<Option<Vec<u8>>> {
-    config
-        .webhooks
-        .iter()
-        .flatten()
-        .map(|webhook| {
-            webhook
-                .client_config
-                .ca_bundle
-                .clone()
-                .map(|bundle| bundle.0)
-        })
-        .collect()
-}
 
 #[tokio::test]
 async fn cert_controller_writes_certificates_and_injects_the_ca() -> anyhow::Result<()> {
@@ -159,7 +72,7 @@ async fn cert_controller_writes_certificates_and_injects_the_ca() -> anyhow::Res
         let secrets = secrets.clone();
         async move {
             running?;
-            certificates(&secrets).await
+            certificates(&secrets, SECRET).await
         }
     })
     .await?;
@@ -231,7 +144,7 @@ async fn cert_controller_writes_certificates_and_injects_the_ca() -> anyhow::Res
         .patch(SECRET, &PatchParams::default(), &Patch::Merge(&broken))
         .await?;
     let renewed = eventually(WAIT, "the serving certificate to be renewed", || async {
-        Ok(certificates(&secrets)
+        Ok(certificates(&secrets, SECRET)
             .await?
             .filter(|data| data["tls.crt"].as_slice() != b"broken"))
     })

@@ -14,12 +14,14 @@ use crate::state::State;
 
 const RBAC: &str = "rbac.authorization.k8s.io";
 
-/// What is asked, from the review's `spec`.
-struct Request<'a> {
-    user: &'a str,
-    groups: Vec<&'a str>,
-    resource: Option<&'a Value>,
-    non_resource: Option<&'a Value>,
+/// What is asked: a review's `spec`, or a request's attributes in that form (`authz.rs`).
+pub(crate) struct Request<'a> {
+    pub user: &'a str,
+    pub groups: Vec<&'a str>,
+    /// `resourceAttributes`.
+    pub resource: Option<&'a Value>,
+    /// `nonResourceAttributes`.
+    pub non_resource: Option<&'a Value>,
 }
 
 impl State {
@@ -73,7 +75,8 @@ impl State {
         }))
     }
 
-    fn allows(&self, request: &Request<'_>) -> bool {
+    /// Whether a stored binding grants the request (kube's RBAC authorizer).
+    pub(crate) fn allows(&self, request: &Request<'_>) -> bool {
         let namespace = request
             .resource
             .and_then(|attributes| attributes["namespace"].as_str())
@@ -178,9 +181,13 @@ fn rule_matches(rule: &Value, request: &Request<'_>) -> bool {
         "" => field("resource").to_owned(),
         subresource => format!("{}/{subresource}", field("resource")),
     };
-    let names_match = rule["resourceNames"]
-        .as_array()
-        .is_none_or(|names| names.is_empty() || has("resourceNames", field("name")));
+    // No wildcard here: kube's ResourceNameMatches compares names exactly.
+    let names_match = rule["resourceNames"].as_array().is_none_or(|names| {
+        names.is_empty()
+            || names
+                .iter()
+                .any(|name| name.as_str() == Some(field("name")))
+    });
     has("apiGroups", field("group"))
         && has("resources", &resource)
         && has("verbs", field("verb"))

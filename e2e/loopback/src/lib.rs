@@ -8,7 +8,8 @@
 //! CustomResourceDefinitions with schema validation, defaulting and pruning; list/watch with
 //! selectors, pagination, bookmarks and 410 expiry; create/update/patch (merge, JSON,
 //! strategic-as-merge, server-side apply approximated); deletion with finalizers,
-//! propagation policies, garbage collection and namespace termination.
+//! propagation policies, garbage collection and namespace termination; RBAC enforced for
+//! requests made with the ServiceAccount tokens it issues.
 //!
 //! It is test-only: it keeps everything in memory and is never linked into the shipped
 //! binary. See each module for what it approximates.
@@ -22,6 +23,8 @@
 
 mod access;
 mod apply;
+mod authz;
+mod bootstrap;
 mod builtin;
 mod counters;
 mod crd;
@@ -65,7 +68,8 @@ pub struct Options {
     pub address: SocketAddr,
     /// Serve HTTPS with a generated certificate (otherwise plain HTTP).
     pub tls: bool,
-    /// Bearer token clients must present; `None` disables authentication.
+    /// Bearer token clients must present (it is cluster-admin; ServiceAccount tokens this
+    /// server issues are accepted too and authorized by RBAC); `None` disables authentication.
     pub token: Option<String>,
     /// Where to write the kubeconfig; a fresh temporary directory when `None`.
     pub kubeconfig: Option<PathBuf>,

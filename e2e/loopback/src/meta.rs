@@ -104,6 +104,23 @@ pub(crate) fn validate_name(name: &str, label: bool) -> Option<FieldError> {
     ))
 }
 
+/// Validates an RBAC object's `metadata.name` as kube-apiserver does (`ValidateRBACName`, a
+/// URL path segment): bootstrap names such as `system:discovery` are valid.
+pub(crate) fn validate_path_segment_name(name: &str) -> Option<FieldError> {
+    let problem = match name {
+        "" => return validate_name(name, false),
+        "." | ".." => format!("may not be '{name}'"),
+        _ if name.contains('/') => "may not contain '/'".to_owned(),
+        _ if name.contains('%') => "may not contain '%'".to_owned(),
+        _ => return None,
+    };
+    Some(FieldError::invalid(
+        "metadata.name",
+        Value::String(name.to_owned()),
+        problem,
+    ))
+}
+
 /// The `metadata` map of an object, created when missing.
 pub(crate) fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
     if !object["metadata"].is_object() {
@@ -169,6 +186,9 @@ mod tests {
         assert!(validate_name("a.b-c", false).is_none());
         assert!(validate_name("Upper", false).is_some());
         assert!(validate_name("", false).is_some());
+        assert!(validate_path_segment_name("system:auth-delegator").is_none());
+        assert!(validate_path_segment_name("a/b").is_some());
+        assert!(validate_path_segment_name("..").is_some());
     }
 
     #[test]

@@ -109,7 +109,8 @@ pub(crate) struct Query {
     pub propagation_policy: Option<String>,
 }
 
-fn flag(value: &str) -> bool {
+/// A boolean query parameter as apiserver reads it.
+pub(crate) fn flag(value: &str) -> bool {
     matches!(value, "true" | "1" | "True")
 }
 

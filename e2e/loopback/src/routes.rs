@@ -2,6 +2,7 @@
 //! (get, list, watch, create, update, patch, delete, deletecollection, plus the `status`,
 //! `token` and `finalize` subresources and TokenReview).
 
+use crate::authz::Identity;
 use crate::errors::{ApiError, ApiResult};
 use crate::gc::{DeleteOptions, parse_propagation};
 use crate::patch::{PatchKind, PatchRequest};
@@ -10,7 +11,7 @@ use crate::read::{Representation, Selection, encode_items, encode_list, encode_o
 use crate::resources::{ResourceInfo, Special};
 use crate::server::Server;
 use crate::state::{WriteOptions, Written};
-use crate::{discovery, openapi, watch};
+use crate::{authz, discovery, openapi, watch};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
@@ -54,7 +55,16 @@ async fn serve(server: Arc<Server>, request: Request<Incoming>) -> ApiResult<Res
         Route::Version | Route::Health | Route::OpenIdConfiguration | Route::Jwks
     );
     if !public {
-        server.authenticate(request.headers())?;
+        let identity = server.authenticate(request.headers())?;
+        // The admin is never checked (and never takes the lock for it).
+        if identity != Identity::Admin {
+            let attributes = authz::attributes(
+                request.method(),
+                request.uri().path(),
+                request.uri().query(),
+            );
+            server.lock().authorize(&identity, &attributes)?;
+        }
     }
     let not_found = ApiError::no_route;
     let accept = request

@@ -1,6 +1,7 @@
 //! The HTTP(S) side: accepting connections (plain or TLS), serving HTTP/1.1 with hyper,
 //! bearer-token authentication, and shutting everything down.
 
+use crate::authz::Identity;
 use crate::counters::RequestCounters;
 use crate::errors::{ApiError, ApiResult};
 use crate::routes;
@@ -90,28 +91,37 @@ impl Server {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Accepts the static token, or a valid ServiceAccount token (as kube-apiserver does).
-    pub(crate) fn authenticate(&self, headers: &HeaderMap) -> ApiResult<()> {
+    /// Accepts the static token (the admin), or a valid ServiceAccount token, which acts as
+    /// its ServiceAccount (as kube-apiserver's service-account authenticator).
+    pub(crate) fn authenticate(&self, headers: &HeaderMap) -> ApiResult<Identity> {
         let Some(expected) = &self.token else {
-            return Ok(());
+            return Ok(Identity::Admin);
         };
         let presented = headers
             .get(header::AUTHORIZATION)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "))
-            .map(str::trim);
-        match presented {
-            Some(token) if token == expected => Ok(()),
-            Some(token)
-                if self
-                    .lock()
-                    .review(&self.issuer, token, &[self.issuer.audience().to_owned()])
-                    .is_ok() =>
-            {
-                Ok(())
-            }
-            _ => Err(ApiError::unauthorized()),
+            .map(str::trim)
+            .ok_or_else(ApiError::unauthorized)?;
+        if presented == expected {
+            return Ok(Identity::Admin);
         }
+        let (user, _) = self
+            .lock()
+            .review(
+                &self.issuer,
+                presented,
+                &[self.issuer.audience().to_owned()],
+            )
+            .map_err(|_| ApiError::unauthorized())?;
+        let text = |value: &serde_json::Value| value.as_str().unwrap_or_default().to_owned();
+        Ok(Identity::User {
+            name: text(&user["username"]),
+            groups: user["groups"]
+                .as_array()
+                .map(|groups| groups.iter().map(text).collect())
+                .unwrap_or_default(),
+        })
     }
 }
 

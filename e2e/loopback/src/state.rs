@@ -110,6 +110,7 @@ impl State {
                 .create(&namespaces, None, namespace, &WriteOptions::internal())
                 .expect("creating a system namespace");
         }
+        state.store_bootstrap_policy();
         for (resource, namespaced) in state.registry_resources() {
             state.store.kind_mut(&resource, namespaced);
         }

@@ -335,8 +335,13 @@ impl State {
         let name = meta::meta_str(object, "name")
             .unwrap_or_default()
             .to_owned();
+        let invalid_name = if info.group == "rbac.authorization.k8s.io" {
+            meta::validate_path_segment_name(&name)
+        } else {
+            meta::validate_name(&name, info.special == Special::Namespace)
+        };
         if old.is_none()
-            && let Some(error) = meta::validate_name(&name, info.special == Special::Namespace)
+            && let Some(error) = invalid_name
         {
             errors.push(error);
         }

@@ -90,3 +90,20 @@ pub fn string_data(
         .map(|(key, value)| (key.clone(), String::from_utf8_lossy(&value.0).into_owned()))
         .collect()
 }
+
+/// Creates the object a JSON manifest describes through `api` (rendered chart objects, test
+/// fixtures written as `json!`).
+pub async fn create_manifest<K>(
+    api: &kube::Api<K>,
+    manifest: serde_json::Value,
+) -> anyhow::Result<K>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
+{
+    Ok(api
+        .create(
+            &kube::api::PostParams::default(),
+            &serde_json::from_value(manifest)?,
+        )
+        .await?)
+}
