@@ -183,22 +183,35 @@ mod tests {
         Ok(String::from_utf8_lossy(&buffer[..read]).into_owned())
     }
 
-    #[tokio::test]
-    async fn forwards_bytes_and_a_cut_closes_open_connections_and_refuses_new_ones() {
+    /// `stream` ends (reset, or end of stream) without carrying anything more.
+    async fn assert_ends(stream: &mut TcpStream, why: &str) {
+        let mut rest = Vec::new();
+        let ended = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest))
+            .await
+            .expect(why);
+        assert!(ended.is_err() || rest.is_empty(), "{ended:?} {rest:?}");
+    }
+
+    /// A proxy to an echo server, and a connection through it that was answered.
+    async fn proxy_with_a_connection() -> (CutProxy, TcpStream) {
         let proxy = CutProxy::start(echo_server().await.to_string())
             .await
             .unwrap();
         let mut open = TcpStream::connect(proxy.address).await.unwrap();
         assert_eq!(ask(&mut open, "one").await.unwrap(), "echo one");
+        (proxy, open)
+    }
+
+    #[tokio::test]
+    async fn forwards_bytes_and_a_cut_closes_open_connections_and_refuses_new_ones() {
+        let (proxy, mut open) = proxy_with_a_connection().await;
         assert_eq!(proxy.connections(), 1);
 
-        proxy.cut(Duration::from_millis(700));
-        // The open connection ends (reset, or end of stream) and carries nothing more.
-        let mut rest = Vec::new();
-        let ended = tokio::time::timeout(Duration::from_secs(5), open.read_to_end(&mut rest))
-            .await
-            .expect("the cut closes the open connection");
-        assert!(ended.is_err() || rest.is_empty(), "{ended:?} {rest:?}");
+        // Long enough for the steps below to run during it on a loaded machine.
+        let cut = Duration::from_secs(3);
+        let cut_at = Instant::now();
+        proxy.cut(cut);
+        assert_ends(&mut open, "the cut closes the open connection").await;
         assert_eq!(proxy.closed(), 1);
 
         // New connections during the cut are accepted by the kernel, then reset unanswered.
@@ -211,7 +224,7 @@ mod tests {
         assert_eq!(proxy.refused(), 1);
         assert_eq!(proxy.connections(), 1, "nothing forwarded during the cut");
 
-        tokio::time::sleep(Duration::from_millis(800)).await;
+        tokio::time::sleep_until((cut_at + cut + Duration::from_millis(100)).into()).await;
         let mut after = TcpStream::connect(proxy.address).await.unwrap();
         assert_eq!(ask(&mut after, "three").await.unwrap(), "echo three");
         assert_eq!(proxy.connections(), 2);
@@ -224,16 +237,8 @@ mod tests {
 
     #[tokio::test]
     async fn dropping_the_proxy_closes_its_connections() {
-        let proxy = CutProxy::start(echo_server().await.to_string())
-            .await
-            .unwrap();
-        let mut open = TcpStream::connect(proxy.address).await.unwrap();
-        assert_eq!(ask(&mut open, "one").await.unwrap(), "echo one");
+        let (proxy, mut open) = proxy_with_a_connection().await;
         drop(proxy);
-        let mut rest = Vec::new();
-        let ended = tokio::time::timeout(Duration::from_secs(5), open.read_to_end(&mut rest))
-            .await
-            .expect("dropping the proxy closes the connection");
-        assert!(ended.is_err() || rest.is_empty(), "{ended:?} {rest:?}");
+        assert_ends(&mut open, "dropping the proxy closes the connection").await;
     }
 }
