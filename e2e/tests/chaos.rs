@@ -7,10 +7,16 @@
 //! `BENCHMARKS.md` reports (time until all are Ready again, provider calls and the leader's API
 //! requests during recovery) are printed.
 //!
-//! A second test restarts the API server (its own loopback server) under one replica.
+//! The API endpoint cut: the controllers reach the API server through a TCP proxy that, for
+//! `CHAOS_CUT_SECONDS` (default 10), resets every connection, watches included, and every new
+//! one, under one replica and under two replicas with leader election (where the leader cannot
+//! renew its Lease during the cut). The test's own client is never cut off.
 //!
-//! Cluster-agnostic (the first test): only the controllers, running on this machine, talk to
-//! the proxy.
+//! A last test restarts the API server itself (its own loopback server) under one replica: the
+//! server's state surviving its restart is what it checks, beyond the endpoint cut.
+//!
+//! Cluster-agnostic (all but the last): only the controllers, running on this machine, talk to
+//! the proxies.
 
 #[path = "../../providers/tests/support/bao_process.rs"]
 mod bao_process;
@@ -20,11 +26,12 @@ mod faulty_vault;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use contract_fakes::cut_proxy::CutProxy;
 use contract_fakes::fault_proxy::{Fault, FaultProxy};
 use e2e::bench::requests_by_resource;
 use e2e::harness::{
-    ControllerProcess, TestCluster, TestNamespace, eventually, install_crds, string_data,
-    unique_name, wait_store_ready,
+    ControllerProcess, ProxiedCluster, TestCluster, TestNamespace, eventually, install_crds,
+    string_data, unique_name, wait_store_ready,
 };
 use external_secrets_crds::v1::{ExternalSecret, ExternalSecretConditionType, SecretStore};
 use k8s_openapi::api::coordination::v1::Lease;
@@ -49,6 +56,8 @@ struct Chaos {
     proxy: FaultProxy,
     /// `refreshInterval` of every ExternalSecret.
     refresh: String,
+    /// The cluster as the controllers reach it, when not directly (through the cut proxy).
+    controllers_via: Option<ProxiedCluster>,
 }
 
 impl Chaos {
@@ -74,6 +83,7 @@ impl Chaos {
             lease: unique_name("e2e-chaos-lease"),
             refresh: std::env::var("CHAOS_REFRESH").unwrap_or_else(|_| "5s".to_owned()),
             cluster,
+            controllers_via: None,
         };
         let client = chaos.cluster.client.clone();
         faulty_vault::create_store(
@@ -108,7 +118,7 @@ impl Chaos {
             ]);
         }
         let process = ControllerProcess::start_with_env(
-            &self.cluster,
+            self.controllers_via.as_deref().unwrap_or(&self.cluster),
             &self.class,
             &args,
             &[("POD_NAME", name)],
@@ -158,18 +168,23 @@ impl Chaos {
     async fn all_ready(&self, what: &str) -> anyhow::Result<Duration> {
         let started = Instant::now();
         eventually(ready_wait(), what, || async {
-            let all = self.external_secrets().list(&ListParams::default()).await?;
-            let ready = all.items.iter().all(|es| {
-                es.status.as_ref().is_some_and(|status| {
-                    status.conditions.iter().any(|c| {
-                        c.r#type == ExternalSecretConditionType::Ready && c.status == "True"
-                    })
-                })
-            });
-            Ok(ready.then_some(()))
+            Ok(self.ready_now().await?.then_some(()))
         })
         .await?;
         Ok(started.elapsed())
+    }
+
+    /// Whether every ExternalSecret is Ready now.
+    async fn ready_now(&self) -> anyhow::Result<bool> {
+        let all = self.external_secrets().list(&ListParams::default()).await?;
+        Ok(all.items.iter().all(|es| {
+            es.status.as_ref().is_some_and(|status| {
+                status
+                    .conditions
+                    .iter()
+                    .any(|c| c.r#type == ExternalSecretConditionType::Ready && c.status == "True")
+            })
+        }))
     }
 
     /// Target Secrets missing, or without the provider's data, among `names`.
@@ -211,11 +226,20 @@ fn difference(after: &BTreeMap<String, f64>, before: &BTreeMap<String, f64>) -> 
 /// How long the provider stays unavailable: `CHAOS_OUTAGE_SECONDS`, 15 by default (minutes
 /// for the documented long-outage runs).
 fn outage() -> Duration {
+    seconds_from_env("CHAOS_OUTAGE_SECONDS", 15)
+}
+
+/// How long the API endpoint is cut: `CHAOS_CUT_SECONDS`, 10 by default.
+fn cut_duration() -> Duration {
+    seconds_from_env("CHAOS_CUT_SECONDS", 10)
+}
+
+fn seconds_from_env(name: &str, default: u64) -> Duration {
     Duration::from_secs(
-        std::env::var("CHAOS_OUTAGE_SECONDS")
+        std::env::var(name)
             .ok()
             .and_then(|value| value.parse().ok())
-            .unwrap_or(15),
+            .unwrap_or(default),
     )
 }
 
@@ -308,6 +332,130 @@ async fn no_secret_is_lost_under_provider_outage_crash_and_failover() -> anyhow:
         difference(&api_requests(&replicas[1]).await, &BTreeMap::new())
     );
 
+    for replica in replicas {
+        replica.process.stop().await?;
+    }
+    namespace.delete().await
+}
+
+/// The API endpoint is cut under one replica: every connection of the controller, watches
+/// included, is reset and new ones are refused for `CHAOS_CUT_SECONDS`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_secret_is_lost_when_the_api_endpoint_is_cut() -> anyhow::Result<()> {
+    cut_the_api_endpoint(&["replica-a"]).await
+}
+
+/// The API endpoint is cut under two replicas with leader election: the leader cannot renew
+/// its Lease during the cut. Whether it keeps the Lease or loses it (and exits, to be started
+/// again as its pod would be), no Secret is lost and a batch created after the cut syncs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_secret_is_lost_when_the_api_endpoint_is_cut_under_leader_election() -> anyhow::Result<()>
+{
+    cut_the_api_endpoint(&["replica-a", "replica-b"]).await
+}
+
+/// `CHAOS_COUNT` ExternalSecrets synced by `replica_names` (with leader election when more
+/// than one), the API endpoint cut while the test edits nothing, then no Secret lost or
+/// emptied and a batch created after the cut synced; figures printed.
+async fn cut_the_api_endpoint(replica_names: &[&'static str]) -> anyhow::Result<()> {
+    let count = chaos_count();
+    let elect = replica_names.len() > 1;
+    let (_bao, proxy) = faulty_vault::start().await?;
+    let cluster = TestCluster::connect().await?;
+    let endpoint = CutProxy::start(cluster.api_server_address()?).await?;
+    let via = cluster.through_proxy(endpoint.address)?;
+    let (mut chaos, namespace) = Chaos::setup(cluster, proxy).await?;
+    chaos.controllers_via = Some(via);
+    let mut replicas = Vec::new();
+    for name in replica_names {
+        replicas.push(chaos.start(name, elect).await?);
+    }
+    chaos.wait_store().await?;
+    chaos.create_batch("first", count).await?;
+    chaos.all_ready("initial sync").await?;
+    let mut names: Vec<String> = (0..count).map(|index| format!("first-{index}")).collect();
+    let leader = if elect {
+        chaos.leader().await?
+    } else {
+        replica_names.join("")
+    };
+
+    let mut api = Vec::new();
+    for replica in &replicas {
+        api.push(api_requests(replica).await);
+    }
+    let (calls, connections) = (chaos.proxy.requests(), endpoint.connections());
+    let cut = cut_duration();
+    let began = Instant::now();
+    endpoint.cut(cut);
+    tokio::time::sleep(cut).await;
+    // Read over the test's own connection, which was never cut.
+    assert_eq!(
+        chaos.lost_or_emptied(&names).await?,
+        Vec::<String>::new(),
+        "right after the cut"
+    );
+    let (closed, refused) = (endpoint.closed(), endpoint.refused());
+    assert!(
+        closed > 0,
+        "the cut closed none of the controllers' connections"
+    );
+
+    chaos.create_batch("second", count).await?;
+    names.extend((0..count).map(|index| format!("second-{index}")));
+    // A replica that lost its Lease exits; it is started again, as its pod would be.
+    let mut exited = Vec::new();
+    let deadline = Instant::now() + ready_wait();
+    loop {
+        for (replica, before) in replicas.iter_mut().zip(api.iter_mut()) {
+            if let Some(status) = replica.process.exit_status()? {
+                exited.push(format!("{} ({status}), started again", replica.name));
+                *replica = chaos.start(replica.name, elect).await?;
+                before.clear();
+            }
+        }
+        if chaos.ready_now().await? {
+            break;
+        }
+        let logs: Vec<String> = replicas.iter().map(|r| r.process.log()).collect();
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "not all Ready {:?} after the cut; logs:\n{}",
+            ready_wait(),
+            logs.join("\n")
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let recovered = began.elapsed();
+    assert_eq!(chaos.lost_or_emptied(&names).await?, Vec::<String>::new());
+    assert!(
+        endpoint.connections() > connections,
+        "the controllers reconnected through the proxy"
+    );
+    let mut requests = Vec::new();
+    for (replica, before) in replicas.iter().zip(&api) {
+        let difference = difference(&api_requests(replica).await, before);
+        // A replica started again counts from its start.
+        requests.push(format!("{}: {difference}", replica.name));
+    }
+    let after = if elect {
+        format!("leader {leader} before, {} after", chaos.leader().await?)
+    } else {
+        leader
+    };
+    println!(
+        "chaos: API endpoint cut {cut:?} ({after}): 0 lost, all {} Ready {recovered:?} after \
+         the cut began ({count} created after it); the cut closed {closed} connections and \
+         refused {refused}; replicas exited: {}; provider calls {}, API requests {}",
+        names.len(),
+        if exited.is_empty() {
+            "none".to_owned()
+        } else {
+            exited.join(", ")
+        },
+        chaos.proxy.requests() - calls,
+        requests.join("; ")
+    );
     for replica in replicas {
         replica.process.stop().await?;
     }

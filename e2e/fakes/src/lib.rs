@@ -6,7 +6,8 @@
 //! module here whose doc names the API reference it follows and says it is a fake; all of them
 //! run on [`server::FakeServer`] (HTTPS on 127.0.0.1 with a throwaway CA, and a log of the
 //! requests received). The provider tests and the e2e tests share these fakes.
-//! [`fault_proxy`] is no fake: it breaks the road to a real provider on command.
+//! [`fault_proxy`] and [`cut_proxy`] are no fakes: they break the road to a real provider or API
+//! server on command.
 
 pub mod akeyless;
 pub mod azure_identity;
@@ -14,6 +15,7 @@ pub mod azure_keyvault;
 pub mod azure_registry;
 pub mod bitwarden;
 pub mod conjur;
+pub mod cut_proxy;
 pub mod delinea;
 pub mod doppler;
 pub mod fault_proxy;

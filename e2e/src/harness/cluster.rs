@@ -6,7 +6,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::{
     Api, Client, Config,
     api::{Patch, PatchParams},
-    config::{KubeConfigOptions, Kubeconfig},
+    config::{Cluster, KubeConfigOptions, Kubeconfig},
     runtime::wait::{await_condition, conditions},
 };
 use std::{path::PathBuf, sync::OnceLock, time::Duration};
@@ -67,23 +67,8 @@ impl TestCluster {
     /// The API server of the kubeconfig's current context.
     pub fn api_server(&self) -> anyhow::Result<ApiServerEndpoint> {
         use base64::Engine as _;
-        let kubeconfig = Kubeconfig::read_from(&self.kubeconfig)?;
-        let context_name = kubeconfig
-            .current_context
-            .clone()
-            .context("the kubeconfig has no current-context")?;
-        let context = kubeconfig
-            .contexts
-            .iter()
-            .find(|context| context.name == context_name)
-            .and_then(|context| context.context.as_ref())
-            .with_context(|| format!("the kubeconfig has no context {context_name:?}"))?;
-        let cluster = kubeconfig
-            .clusters
-            .iter()
-            .find(|cluster| cluster.name == context.cluster)
-            .and_then(|cluster| cluster.cluster.as_ref())
-            .with_context(|| format!("the kubeconfig has no cluster {:?}", context.cluster))?;
+        let mut kubeconfig = Kubeconfig::read_from(&self.kubeconfig)?;
+        let cluster = current_cluster(&mut kubeconfig)?;
         let url = cluster
             .server
             .clone()
@@ -100,6 +85,28 @@ impl TestCluster {
         };
         Ok(ApiServerEndpoint { url, ca_pem })
     }
+}
+
+/// The cluster entry of the kubeconfig's current context.
+pub(super) fn current_cluster(kubeconfig: &mut Kubeconfig) -> anyhow::Result<&mut Cluster> {
+    let context_name = kubeconfig
+        .current_context
+        .clone()
+        .context("the kubeconfig has no current-context")?;
+    let cluster_name = kubeconfig
+        .contexts
+        .iter()
+        .find(|context| context.name == context_name)
+        .and_then(|context| context.context.as_ref())
+        .with_context(|| format!("the kubeconfig has no context {context_name:?}"))?
+        .cluster
+        .clone();
+    kubeconfig
+        .clusters
+        .iter_mut()
+        .find(|cluster| cluster.name == cluster_name)
+        .and_then(|cluster| cluster.cluster.as_mut())
+        .with_context(|| format!("the kubeconfig has no cluster {cluster_name:?}"))
 }
 
 /// A client for the cluster a kubeconfig file describes (its current context).

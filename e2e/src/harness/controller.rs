@@ -94,6 +94,12 @@ impl ControllerProcess {
         self.child.id()
     }
 
+    /// The exit status once the process has ended by itself (a replica that lost its Lease
+    /// exits, and its pod's kubelet would start it again), `None` while it runs.
+    pub fn exit_status(&mut self) -> anyhow::Result<Option<std::process::ExitStatus>> {
+        Ok(self.child.try_wait()?)
+    }
+
     /// The process's log so far, for failure messages.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log_path).unwrap_or_default()

@@ -1,5 +1,6 @@
 //! The test harness: connecting to the cluster under test, throwaway namespaces, polling (also
-//! for a synced Secret's data), running the controller binary, and locating `kubectl`.
+//! for a synced Secret's data), running the controller binary (also through a proxy in front of
+//! the API server), and locating `kubectl`.
 
 mod cluster;
 mod component;
@@ -7,6 +8,7 @@ mod controller;
 mod crd;
 mod kubectl;
 mod namespace;
+mod proxied;
 mod push;
 mod secret_data;
 mod store_status;
@@ -21,6 +23,7 @@ pub use controller::{
 pub use crd::TestCrd;
 pub use kubectl::{Kubectl, kubectl};
 pub use namespace::TestNamespace;
+pub use proxied::ProxiedCluster;
 pub use push::create_push_secret;
 pub use secret_data::wait_for_secret_data;
 pub use store_status::{fake_ca_file, wait_for_store_ready, wait_for_store_released};
