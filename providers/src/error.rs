@@ -58,10 +58,35 @@ impl ErrorKind {
         }
     }
 
+    /// The kind of an HTTP error answer as the vendors' SDKs sort them: 401 and 403 refused
+    /// credentials, 429 throttling, 5xx the service's own failure, 404 `not_found` (a missing
+    /// secret for most APIs; a wrong project or URL where the callers handle absent secrets
+    /// themselves), anything else a request the service will not serve.
+    pub fn of_http_status(code: u16, not_found: ErrorKind) -> ErrorKind {
+        match code {
+            401 | 403 => ErrorKind::PermissionDenied,
+            404 => not_found,
+            429 => ErrorKind::RateLimited,
+            500..=599 => ErrorKind::Unavailable,
+            _ => ErrorKind::InvalidRequest,
+        }
+    }
+
     /// Whether errors of this kind are usually worth retrying (each error may override it).
     pub fn is_temporary_by_default(self) -> bool {
         matches!(self, ErrorKind::RateLimited | ErrorKind::Unavailable)
     }
+}
+
+/// The start of an error answer's body, at most `kept` bytes (with `...` when cut), for SDKs
+/// that quote it: error bodies name what failed, and the bound keeps a long answer (an HTML
+/// error page) out of statuses and logs.
+pub fn body_excerpt(body: &[u8], kept: usize) -> String {
+    let mut text = String::from_utf8_lossy(&body[..body.len().min(kept)]).into_owned();
+    if body.len() > kept {
+        text.push_str("...");
+    }
+    text
 }
 
 impl fmt::Display for ErrorKind {

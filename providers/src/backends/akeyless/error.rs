@@ -18,12 +18,7 @@ pub fn item_not_exists() -> ProviderError {
 
 /// An error answer of the API.
 pub fn status(action: &str, status: StatusCode, body: &[u8]) -> ProviderError {
-    let kind = match status.as_u16() {
-        401 | 403 => ErrorKind::PermissionDenied,
-        429 => ErrorKind::RateLimited,
-        500..=599 => ErrorKind::Unavailable,
-        _ => ErrorKind::InvalidRequest,
-    };
+    let kind = ErrorKind::of_http_status(status.as_u16(), ErrorKind::InvalidRequest);
     ProviderError::new(kind, format!("{action}: {}", message(status, body)))
 }
 

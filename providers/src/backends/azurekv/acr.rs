@@ -221,12 +221,7 @@ impl Registry {
 
 /// A registry refusal: 401/403 permission, 429 and 5xx temporary, the rest a bad request.
 fn status_error(status: reqwest::StatusCode, message: String) -> ProviderError {
-    let kind = match status.as_u16() {
-        401 | 403 => ErrorKind::PermissionDenied,
-        429 => ErrorKind::RateLimited,
-        500..=599 => ErrorKind::Unavailable,
-        _ => ErrorKind::InvalidRequest,
-    };
+    let kind = ErrorKind::of_http_status(status.as_u16(), ErrorKind::InvalidRequest);
     ProviderError::new(kind, message)
 }
 

@@ -16,13 +16,7 @@ const MAX_MESSAGE_CHARS: usize = 256;
 
 /// A Doppler error answer of `status` whose body is `body`.
 pub fn status(status: StatusCode, body: &[u8]) -> ProviderError {
-    let kind = match status.as_u16() {
-        401 | 403 => ErrorKind::PermissionDenied,
-        404 => ErrorKind::InvalidConfig,
-        429 => ErrorKind::RateLimited,
-        500..=599 => ErrorKind::Unavailable,
-        _ => ErrorKind::InvalidRequest,
-    };
+    let kind = ErrorKind::of_http_status(status.as_u16(), ErrorKind::InvalidConfig);
     ProviderError::new(
         kind,
         format!(

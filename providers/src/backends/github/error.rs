@@ -27,11 +27,7 @@ pub fn status(action: &str, status: StatusCode, headers: &HeaderMap, body: &[u8]
         || headers.contains_key("retry-after");
     let kind = match status.as_u16() {
         403 if throttled => ErrorKind::RateLimited,
-        401 | 403 => ErrorKind::PermissionDenied,
-        404 => ErrorKind::InvalidConfig,
-        429 => ErrorKind::RateLimited,
-        500..=599 => ErrorKind::Unavailable,
-        _ => ErrorKind::InvalidRequest,
+        code => ErrorKind::of_http_status(code, ErrorKind::InvalidConfig),
     };
     ProviderError::new(kind, format!("{action}: {}", message(status, body)))
 }

@@ -15,13 +15,7 @@ const MAX_MESSAGE_CHARS: usize = 256;
 
 /// A Secrets Manager error answer to `action`.
 pub fn secrets_manager(action: &str, status: StatusCode, body: &[u8]) -> ProviderError {
-    let kind = match status.as_u16() {
-        401 | 403 => ErrorKind::PermissionDenied,
-        404 => ErrorKind::NotFound,
-        429 => ErrorKind::RateLimited,
-        500..=599 => ErrorKind::Unavailable,
-        _ => ErrorKind::InvalidRequest,
-    };
+    let kind = ErrorKind::of_http_status(status.as_u16(), ErrorKind::NotFound);
     ProviderError::new(kind, format!("{action}: {}", message(status, body)))
 }
 

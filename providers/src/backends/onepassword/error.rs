@@ -15,13 +15,7 @@ pub const EXPECTED_ONE_FIELD: &str = "expected one 1Password ItemField matching"
 
 /// A Connect error answer: status and Connect's message.
 pub fn status(action: &str, status: u16, message: &str) -> ProviderError {
-    let kind = match status {
-        401 | 403 => ErrorKind::PermissionDenied,
-        404 => ErrorKind::InvalidConfig,
-        429 => ErrorKind::RateLimited,
-        500..=599 => ErrorKind::Unavailable,
-        _ => ErrorKind::InvalidRequest,
-    };
+    let kind = ErrorKind::of_http_status(status, ErrorKind::InvalidConfig);
     ProviderError::new(kind, format!("{action}: status {status}: {message}"))
 }
 

@@ -20,13 +20,7 @@ pub fn status(
     status: StatusCode,
     body: &[u8],
 ) -> (ProviderError, String) {
-    let kind = match status.as_u16() {
-        401 | 403 => ErrorKind::PermissionDenied,
-        404 => ErrorKind::NotFound,
-        429 => ErrorKind::RateLimited,
-        500..=599 => ErrorKind::Unavailable,
-        _ => ErrorKind::InvalidRequest,
-    };
+    let kind = ErrorKind::of_http_status(status.as_u16(), ErrorKind::NotFound);
     let value: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
     let text = |name: &str| {
         value

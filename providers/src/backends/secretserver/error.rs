@@ -7,7 +7,7 @@
 
 use reqwest::StatusCode;
 
-use crate::error::{ErrorKind, ProviderError};
+use crate::error::{ErrorKind, ProviderError, body_excerpt};
 
 /// How much of an error body is kept (upstream's SDK keeps as much).
 const KEPT_BODY_BYTES: usize = 255;
@@ -17,17 +17,8 @@ pub const NO_MATCHING_SECRETS: &str = "unable to retrieve secret at this time";
 
 /// A Secret Server error answer to `action`.
 pub fn status(action: &str, status: StatusCode, body: &[u8]) -> ProviderError {
-    let kind = match status.as_u16() {
-        401 | 403 => ErrorKind::PermissionDenied,
-        404 => ErrorKind::NotFound,
-        429 => ErrorKind::RateLimited,
-        500..=599 => ErrorKind::Unavailable,
-        _ => ErrorKind::InvalidRequest,
-    };
-    let mut text = String::from_utf8_lossy(&body[..body.len().min(KEPT_BODY_BYTES)]).into_owned();
-    if body.len() > KEPT_BODY_BYTES {
-        text.push_str("...");
-    }
+    let kind = ErrorKind::of_http_status(status.as_u16(), ErrorKind::NotFound);
+    let text = body_excerpt(body, KEPT_BODY_BYTES);
     ProviderError::new(kind, format!("{action}: {status}: {text}"))
 }
 
