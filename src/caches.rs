@@ -3,6 +3,7 @@
 //! see no namespaces and delete every copy, an ExternalSecret would find no store. Reconciles
 //! that read a cache come back shortly instead of deciding before it is synced.
 
+use std::collections::HashMap;
 use std::hash::Hash;
 use std::time::Duration;
 
@@ -32,6 +33,18 @@ pub fn forget_managed_fields<K: kube::Resource>(object: &mut K) {
     object.meta_mut().managed_fields = None;
 }
 
+/// Room kept by a bookkeeping map that has drained (see [`give_back_burst`]).
+pub const RETAINED_CAPACITY: usize = 64;
+
+/// Shrinks a map of in-flight entries once it is empty: a burst (every object queued or
+/// written at start) grows it to the object count, and a `HashMap` keeps that capacity
+/// for good otherwise (issue 24's steady memory).
+pub fn give_back_burst<K: Eq + Hash, V>(map: &mut HashMap<K, V>) {
+    if map.is_empty() && map.capacity() > RETAINED_CAPACITY {
+        map.shrink_to(RETAINED_CAPACITY);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +60,19 @@ mod tests {
         assert!(!is_synced(&reader));
         writer.apply_watcher_event(&Event::InitDone);
         assert!(is_synced(&reader));
+    }
+
+    #[test]
+    fn a_drained_map_gives_its_burst_capacity_back() {
+        let mut map: HashMap<usize, usize> = (0..5000).map(|key| (key, key)).collect();
+        give_back_burst(&mut map);
+        assert!(map.capacity() >= 5000, "not while entries remain");
+        map.clear();
+        give_back_burst(&mut map);
+        assert!(
+            map.capacity() <= 2 * RETAINED_CAPACITY,
+            "{}",
+            map.capacity()
+        );
     }
 }

@@ -15,6 +15,7 @@ use kube::runtime::controller;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 
+use crate::caches::give_back_burst;
 use crate::metrics::Metrics;
 
 /// The waiting requests of one controller.
@@ -122,6 +123,7 @@ where
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         change(&mut waiting, &self.metrics, self.controller);
+        give_back_burst(&mut waiting);
         self.metrics.set_queue_depth(self.controller, waiting.len());
     }
 }

@@ -21,7 +21,7 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use serde_json::Value;
 
-use crate::caches::is_synced;
+use crate::caches::{give_back_burst, is_synced};
 use crate::controllers::metadata::{compact_fields, field_names};
 
 /// The prefix of every ExternalSecret's field manager on its target (see
@@ -128,6 +128,7 @@ impl KnownSecrets {
         });
         if caught_up {
             written.remove(&key);
+            give_back_burst(&mut written);
         }
     }
 

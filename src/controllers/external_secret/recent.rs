@@ -16,6 +16,8 @@ use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 
+use crate::caches::give_back_burst;
+
 /// One status write: the version it replaced and the status it set.
 struct Written {
     replaced: Option<String>,
@@ -52,6 +54,7 @@ impl RecentStatuses {
             return Arc::new(newer);
         }
         written.remove(&key);
+        give_back_burst(&mut written);
         es
     }
 
@@ -70,6 +73,7 @@ impl RecentStatuses {
             .is_some_and(|ours| deleted || ours.replaced != es.meta().resource_version);
         if done {
             written.remove(&key);
+            give_back_burst(&mut written);
         }
     }
 
