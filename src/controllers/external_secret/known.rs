@@ -235,10 +235,14 @@ pub fn trim_managed_fields(entries: Vec<ManagedFieldsEntry>) -> Vec<ManagedField
 const DATA_MARKER: &str = "f:data\nf:*";
 
 /// Trims a watched Secret's metadata before it enters the cache (see
-/// [`trim_managed_fields`]).
+/// [`trim_managed_fields`]), dropping what no decision reads.
 pub fn trim(meta: &mut SecretMeta) {
     let fields = meta.metadata.managed_fields.take();
     meta.metadata.managed_fields = fields.map(trim_managed_fields);
+    // Nothing decides by these; each is a few more allocations per cached Secret.
+    meta.types = None;
+    meta.metadata.uid = None;
+    meta.metadata.creation_timestamp = None;
 }
 
 #[cfg(test)]
