@@ -30,14 +30,16 @@ use serde::Serialize;
 use crate::caches::forget_managed_fields;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
-use crate::controllers::store_watch::{StoreFeed, WatchedStore};
+use crate::controllers::store_watch::{StoreFeed, WatchedStore, forget, still_cached};
 use error::Error;
 use push_users::StoreIdentity;
 
 /// What a store reconcile reads besides the shared state.
-pub struct StoreContext {
+pub struct StoreContext<K: Store> {
     /// State shared with the other controllers.
     pub shared: Arc<Context>,
+    /// The stores of this kind, as the shared watch has them.
+    pub stores: reflector::Store<K>,
     /// Every PushSecret, when the PushSecret controller runs (the store finalizer is only
     /// managed then, as upstream's `isPushSecretEnabled`).
     pub push_secrets: Option<reflector::Store<PushSecret>>,
@@ -126,6 +128,7 @@ pub async fn run<K: Store>(
         .changes
         .inspect(move |store| followed.triggered([&ObjectRef::from_obj(store.as_ref())]));
     let reader = stores.cache;
+    let cache = reader.clone();
     let mut controller = Controller::for_shared_stream(changes, reader.clone())
         .with_config(controller::Config::default().concurrency(concurrency));
     let mut push_secret_cache = None;
@@ -148,20 +151,28 @@ pub async fn run<K: Store>(
     }
     let context = Arc::new(StoreContext {
         shared: context,
+        stores: cache,
         push_secrets: push_secret_cache,
     });
     tracing::info!(controller = K::CONTROLLER, "starting controller");
     controller
         .graceful_shutdown_on(shutdown)
         .run(
-            move |store: Arc<K>, context: Arc<StoreContext>| {
+            move |store: Arc<K>, context: Arc<StoreContext<K>>| {
                 started.taken(&ObjectRef::from_obj(store.as_ref()));
                 async move {
                     let push_secrets = context.push_secrets.as_ref();
-                    reconcile::reconcile(store.as_ref(), &context.shared, push_secrets).await
+                    let result =
+                        reconcile::reconcile(store.as_ref(), &context.shared, push_secrets).await;
+                    // Deleted while this reconcile ran: its metrics, clients and validation
+                    // memory were recorded after the watch forgot them.
+                    if !still_cached(&context.stores, store.as_ref()) {
+                        forget(store.as_ref(), &context.shared).await;
+                    }
+                    result
                 }
             },
-            |store: Arc<K>, error: &Error, context: Arc<StoreContext>| {
+            |store: Arc<K>, error: &Error, context: Arc<StoreContext<K>>| {
                 reconcile::error_policy(store.as_ref(), error, &context.shared)
             },
             context,
