@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use kube::Resource;
-use kube::runtime::reflector::Store;
+use kube::runtime::reflector::{ObjectRef, Store};
 
 /// How soon a reconcile that found a cache not yet synced looks again.
 pub const CACHE_WAIT: Duration = Duration::from_secs(1);
@@ -24,6 +24,19 @@ where
         .wait_until_ready()
         .now_or_never()
         .is_some_and(|ready| ready.is_ok())
+}
+
+/// Whether `object` (this very object, by uid) is still in `cache`. A reconcile that finds
+/// its object gone when it ends records after the watch's deletion cleanup ran (metric
+/// series, retry state), and must clean up again.
+pub fn still_cached<K>(cache: &Store<K>, object: &K) -> bool
+where
+    K: Resource + Clone + 'static,
+    K::DynamicType: Eq + Hash + Clone + Default,
+{
+    cache
+        .get(&ObjectRef::from_obj(object))
+        .is_some_and(|cached| cached.meta().uid == object.meta().uid)
 }
 
 /// Drops `metadata.managedFields` from an object before it is cached: it is a large share of
@@ -60,6 +73,27 @@ mod tests {
         assert!(!is_synced(&reader));
         writer.apply_watcher_event(&Event::InitDone);
         assert!(is_synced(&reader));
+    }
+
+    #[test]
+    fn an_object_is_still_cached_only_as_the_same_object() {
+        let namespace = |uid: &str| Namespace {
+            metadata: kube::api::ObjectMeta {
+                name: Some("team".into()),
+                uid: Some(uid.into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let (cache, mut writer) = reflector::store::<Namespace>();
+        writer.apply_watcher_event(&Event::Apply(namespace("1")));
+        assert!(still_cached(&cache, &namespace("1")));
+        assert!(
+            !still_cached(&cache, &namespace("2")),
+            "deleted and made again"
+        );
+        writer.apply_watcher_event(&Event::Delete(namespace("1")));
+        assert!(!still_cached(&cache, &namespace("1")), "deleted");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use external_secrets_crds::v1::{ClusterSecretStore, SecretStore};
 use external_secrets_providers::StoreRef;
 use futures::{Stream, StreamExt};
 use kube::core::DeserializeGuard;
-use kube::runtime::reflector::{self, ObjectRef, store::Writer};
+use kube::runtime::reflector::{self, store::Writer};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
@@ -180,13 +180,6 @@ fn valid<K: WatchedStore>(
     }))
 }
 
-/// Whether `store` (this very object, by uid) is still in `cache`.
-pub fn still_cached<K: WatchedStore>(cache: &reflector::Store<K>, store: &K) -> bool {
-    cache
-        .get(&ObjectRef::from_obj(store))
-        .is_some_and(|cached| cached.uid() == store.uid())
-}
-
 /// Drops everything kept about a deleted store: its provider clients, validation memory and
 /// metric series. Also called by a store reconcile that finds its store gone when it ends,
 /// so what it recorded after the deletion was seen does not outlive the store.
@@ -247,21 +240,6 @@ mod tests {
 
     fn good(name: &str) -> DeserializeGuard<SecretStore> {
         guard(name, serde_json::json!({"fake": {"data": []}}))
-    }
-
-    #[test]
-    fn a_store_is_still_cached_only_as_the_same_object() {
-        let store = |uid: &str| {
-            let mut store = good("db").0.unwrap();
-            store.metadata.uid = Some(uid.to_owned());
-            store
-        };
-        let (cache, mut writer) = reflector::store::<SecretStore>();
-        writer.apply_watcher_event(&Event::Apply(store("1")));
-        assert!(still_cached(&cache, &store("1")));
-        assert!(!still_cached(&cache, &store("2")), "deleted and made again");
-        writer.apply_watcher_event(&Event::Delete(store("1")));
-        assert!(!still_cached(&cache, &store("1")), "deleted");
     }
 
     #[test]

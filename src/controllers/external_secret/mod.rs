@@ -42,7 +42,7 @@ use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{WatchStreamExt, watcher};
 
-use crate::caches::forget_managed_fields;
+use crate::caches::{forget_managed_fields, still_cached};
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
 use crate::controllers::store_watch::StoreFeed;
@@ -134,6 +134,7 @@ pub async fn run(
         queue: queue.clone(),
     };
     let (by_target, by_store, by_cluster_store) = (related.clone(), related.clone(), related);
+    let cached = external_secrets.clone();
     tracing::info!(controller = CONTROLLER, "starting controller");
     controller
         .with_config(controller::Config::default().concurrency(concurrency))
@@ -154,7 +155,14 @@ pub async fn run(
                 started.taken(&ObjectRef::from_obj(es.as_ref()));
                 // A copy older than our last status write is judged with that status.
                 let es = context.recent.current(es);
-                async move { template::budgeted(reconcile::reconcile(&es, &context)).await }
+                let cached = cached.clone();
+                async move {
+                    let result = template::budgeted(reconcile::reconcile(&es, &context)).await;
+                    if !still_cached(&cached, &es) {
+                        forget_deleted(&es, &context.shared);
+                    }
+                    result
+                }
             },
             error_policy,
             es_context,

@@ -26,7 +26,7 @@ use kube::runtime::controller::{self, Controller};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{WatchStreamExt, watcher};
 
-use crate::caches::forget_managed_fields;
+use crate::caches::{forget_managed_fields, still_cached};
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
 use crate::controllers::watch_filter;
@@ -69,14 +69,25 @@ pub async fn run(
     let triggered = queue.clone();
     let objects = watch_filter::triggering(objects, watch_filter::desired_state)
         .inspect_ok(move |push_secret| triggered.triggered([&ObjectRef::from_obj(push_secret)]));
+    let cached = reader.clone();
     tracing::info!(controller = CONTROLLER, "starting controller");
     Controller::for_stream(objects, reader)
         .with_config(controller::Config::default().concurrency(concurrency))
         .graceful_shutdown_on(shutdown)
         .run(
-            move |push_secret: Arc<PushSecret>, context| {
+            move |push_secret: Arc<PushSecret>, context: Arc<PsContext>| {
                 started.taken(&ObjectRef::from_obj(push_secret.as_ref()));
-                crate::controllers::template::budgeted(reconcile::reconcile(push_secret, context))
+                let cached = cached.clone();
+                async move {
+                    let reconcile = reconcile::reconcile(push_secret.clone(), context.clone());
+                    let result = crate::controllers::template::budgeted(reconcile).await;
+                    // Deleted while this reconcile ran: its series were recorded after the
+                    // watch forgot them.
+                    if !still_cached(&cached, &push_secret) {
+                        forget_deleted(&push_secret, &context.shared);
+                    }
+                    result
+                }
             },
             reconcile::error_policy,
             ps_context,

@@ -27,10 +27,10 @@ use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Api, Client, ResourceExt};
 use serde::Serialize;
 
-use crate::caches::forget_managed_fields;
+use crate::caches::{forget_managed_fields, still_cached};
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
-use crate::controllers::store_watch::{StoreFeed, WatchedStore, forget, still_cached};
+use crate::controllers::store_watch::{StoreFeed, WatchedStore, forget};
 use error::Error;
 use push_users::StoreIdentity;
 
