@@ -20,7 +20,7 @@ use external_secrets_providers::request::{Find, PushRemoteRef, RemoteRef};
 use external_secrets_providers::{
     ErrorKind, ProviderError, Registry, SecretValue, SharedClient, StoreRef, ValidationResult,
 };
-use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
+use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Api;
 use kube::api::PostParams;
@@ -279,17 +279,15 @@ async fn whitelist_rules_gate_reads_finds_and_existence() {
 async fn service_account_and_kubeconfig_auth() {
     let harness = CrdHarness::start().await;
     let namespace = harness.seeded_namespace(&[("db", "v")]).await;
-    let account = ServiceAccount {
-        metadata: ObjectMeta {
-            name: Some("reader".into()),
-            ..ObjectMeta::default()
-        },
-        ..ServiceAccount::default()
-    };
-    Api::<ServiceAccount>::namespaced(harness.kubernetes.admin.clone(), NAMESPACE)
-        .create(&PostParams::default(), &account)
-        .await
-        .unwrap();
+    harness
+        .kubernetes
+        .reader_account(
+            "reader",
+            &namespace,
+            "test.crd.external-secrets.io",
+            &["things"],
+        )
+        .await;
     let by_account = KubernetesAuth {
         service_account: Some(ServiceAccountSelector {
             name: "reader".into(),

@@ -26,7 +26,7 @@ use external_secrets_providers::request::{
 use external_secrets_providers::{
     ErrorKind, ProviderError, Registry, SecretValue, SharedClient, StoreRef, ValidationResult,
 };
-use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Api;
 use kube::api::{DeleteParams, PostParams};
@@ -151,21 +151,6 @@ async fn the_remote_namespace_defaults_to_default() {
     assert_eq!(text(value), "v");
 }
 
-/// Creates ServiceAccount `name` in [`NAMESPACE`] of the harness's server.
-async fn create_service_account(harness: &KubernetesHarness, name: &str) {
-    let account = ServiceAccount {
-        metadata: ObjectMeta {
-            name: Some(name.to_owned()),
-            ..ObjectMeta::default()
-        },
-        ..ServiceAccount::default()
-    };
-    Api::<ServiceAccount>::namespaced(harness.admin.clone(), NAMESPACE)
-        .create(&PostParams::default(), &account)
-        .await
-        .unwrap();
-}
-
 fn service_account_auth(name: &str) -> KubernetesAuth {
     KubernetesAuth {
         service_account: Some(ServiceAccountSelector {
@@ -180,8 +165,10 @@ fn service_account_auth(name: &str) -> KubernetesAuth {
 #[tokio::test]
 async fn service_account_auth_uses_a_token_request_of_the_operators_cluster() {
     let harness = KubernetesHarness::start().await;
-    create_service_account(&harness, "reader").await;
     let remote = harness.seeded_namespace(&[("db", "from-sa")]).await;
+    harness
+        .reader_account("reader", &remote, "", &["secrets"])
+        .await;
     let provider = harness.provider(&remote, service_account_auth("reader"));
     let client = client(provider, KubeSecretSource::new(harness.admin.clone()))
         .await
@@ -261,8 +248,10 @@ impl SecretSource for ShortLivedTokens {
 #[tokio::test]
 async fn service_account_tokens_are_renewed_before_they_expire() {
     let harness = KubernetesHarness::start().await;
-    create_service_account(&harness, "reader").await;
     let remote = harness.seeded_namespace(&[("db", "v")]).await;
+    harness
+        .reader_account("reader", &remote, "", &["secrets"])
+        .await;
     let requests = Arc::new(AtomicU32::new(0));
     let source = ShortLivedTokens {
         inner: KubeSecretSource::new(harness.admin.clone()),

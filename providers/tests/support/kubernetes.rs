@@ -18,7 +18,8 @@ use external_secrets_providers::SharedClient;
 use external_secrets_providers::credentials::{MemorySecretSource, SecretSource};
 use external_secrets_providers::request::{PushRemoteRef, RemoteRef};
 use k8s_openapi::ByteString;
-use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Api;
 use kube::api::PostParams;
@@ -57,6 +58,47 @@ impl KubernetesHarness {
         self.server
             .token()
             .expect("the loopback server has a token")
+    }
+
+    /// Creates ServiceAccount `account` in [`NAMESPACE`] allowed to get, list and watch
+    /// `resources` of API group `group` in `namespace`: the server authorizes ServiceAccount
+    /// tokens by RBAC, as a real cluster does.
+    pub async fn reader_account(
+        &self,
+        account: &str,
+        namespace: &str,
+        group: &str,
+        resources: &[&str],
+    ) {
+        let role = format!("{account}-reads");
+        let service_account: ServiceAccount =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": account}})).unwrap();
+        let rules: Role = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": role},
+            "rules": [{"apiGroups": [group], "resources": resources,
+                       "verbs": ["get", "list", "watch"]}],
+        }))
+        .unwrap();
+        let binding: RoleBinding = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": role},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
+            "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": NAMESPACE}],
+        }))
+        .unwrap();
+        let post = PostParams::default();
+        let admin = || self.admin.clone();
+        Api::<ServiceAccount>::namespaced(admin(), NAMESPACE)
+            .create(&post, &service_account)
+            .await
+            .unwrap();
+        Api::<Role>::namespaced(admin(), namespace)
+            .create(&post, &rules)
+            .await
+            .unwrap();
+        Api::<RoleBinding>::namespaced(admin(), namespace)
+            .create(&post, &binding)
+            .await
+            .unwrap();
     }
 
     /// Creates namespace `name` (already existing is fine).
