@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use kube::Resource;
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::reflector::{Lookup, ObjectRef, Store};
 
 /// How soon a reconcile that found a cache not yet synced looks again.
 pub const CACHE_WAIT: Duration = Duration::from_secs(1);
@@ -17,7 +17,7 @@ pub const CACHE_WAIT: Duration = Duration::from_secs(1);
 /// Whether `store` has received its watch's initial list (without waiting for it).
 pub fn is_synced<K>(store: &Store<K>) -> bool
 where
-    K: Resource + Clone + 'static,
+    K: Lookup + Clone + 'static,
     K::DynamicType: Eq + Hash + Clone,
 {
     store

@@ -21,6 +21,7 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use serde_json::Value;
 
+use super::cached_secret::CachedSecret;
 use crate::caches::{give_back_burst, is_synced};
 use crate::controllers::metadata::{compact_fields, field_names};
 
@@ -28,15 +29,15 @@ use crate::controllers::metadata::{compact_fields, field_names};
 /// [`super::target::field_manager`]).
 pub const MANAGER_PREFIX: &str = "externalsecrets.external-secrets.io/";
 
-/// Cached metadata of one managed Secret.
+/// The metadata of one managed Secret, as the decisions read it.
 pub type SecretMeta = PartialObjectMeta<Secret>;
 
 /// The managed-Secret cache and what this process wrote since the watch last showed it.
 pub struct KnownSecrets {
-    cache: Store<SecretMeta>,
+    cache: Store<CachedSecret>,
     /// Keyed by namespace and name: the metadata our last apply returned, until the watch shows
     /// that version (or the Secret's deletion).
-    written: Mutex<HashMap<(String, String), Arc<SecretMeta>>>,
+    written: Mutex<HashMap<(String, String), Arc<CachedSecret>>>,
 }
 
 /// What is known of one target Secret.
@@ -51,8 +52,8 @@ pub enum Known {
 }
 
 impl KnownSecrets {
-    /// Wraps the reflector store fed by the managed-Secret watch.
-    pub fn new(cache: Store<SecretMeta>) -> Self {
+    /// Wraps the reflector store fed by the managed-Secret watch (see [`super::cached_secret::compact`]).
+    pub fn new(cache: Store<CachedSecret>) -> Self {
         Self {
             cache,
             written: Mutex::new(HashMap::new()),
@@ -65,39 +66,36 @@ impl KnownSecrets {
             return Known::NotSynced;
         }
         let key = (namespace.to_owned(), name.to_owned());
-        if let Some(written) = self.written().get(&key) {
-            return Known::Managed(Arc::clone(written));
-        }
-        match self.cache.get(&ObjectRef::new(name).within(namespace)) {
-            Some(meta) => Known::Managed(meta),
+        let written = self.written().get(&key).cloned();
+        let cached = written.or_else(|| self.cache.get(&ObjectRef::new(name).within(namespace)));
+        // A buffer that does not decode counts as a miss: the write that follows does not
+        // force, so a Secret that exists after all is read (see the module doc).
+        match cached.and_then(|cached| cached.metadata()) {
+            Some(meta) => Known::Managed(Arc::new(meta)),
             None => Known::Missing,
         }
     }
 
     /// Remembers the Secret an apply returned (its metadata only) until the watch shows it.
     pub fn wrote(&self, secret: &Secret) {
-        let mut metadata = secret.metadata.clone();
-        metadata.managed_fields = metadata.managed_fields.map(trim_managed_fields);
-        let (Some(namespace), Some(name)) = (metadata.namespace.clone(), metadata.name.clone())
-        else {
-            return;
-        };
-        // The watch may have shown this version (or a later one) already.
-        let cached = self.cache.get(&ObjectRef::new(&name).within(&namespace));
-        if cached.is_some_and(|cached| {
-            !older(
-                cached.metadata.resource_version.as_deref(),
-                metadata.resource_version.as_deref(),
-            )
-        }) {
+        let written = CachedSecret::new(PartialObjectMeta {
+            types: None,
+            metadata: secret.metadata.clone(),
+            _phantom: std::marker::PhantomData,
+        });
+        let (namespace, name) = written.key();
+        if namespace.is_empty() || name.is_empty() {
             return;
         }
-        let meta = PartialObjectMeta {
-            types: None,
-            metadata,
-            _phantom: std::marker::PhantomData,
-        };
-        self.written().insert((namespace, name), Arc::new(meta));
+        let key = (namespace.to_owned(), name.to_owned());
+        // The watch may have shown this version (or a later one) already.
+        let cached = self.cache.get(&ObjectRef::new(name).within(namespace));
+        if cached
+            .is_some_and(|cached| !older(cached.resource_version(), written.resource_version()))
+        {
+            return;
+        }
+        self.written().insert(key, Arc::new(written));
     }
 
     /// Forgets our own write of a Secret, e.g. after deleting it.
@@ -108,23 +106,17 @@ impl KnownSecrets {
 
     /// Follows the watch (after its cache applied `event`): a Secret shown at the version we
     /// wrote, or deleted, no longer needs our own copy.
-    pub fn observe(&self, event: &watcher::Event<SecretMeta>) {
-        let (meta, deleted) = match event {
-            watcher::Event::Apply(meta) | watcher::Event::InitApply(meta) => (meta, false),
-            watcher::Event::Delete(meta) => (meta, true),
+    pub fn observe(&self, event: &watcher::Event<CachedSecret>) {
+        let (seen, deleted) = match event {
+            watcher::Event::Apply(seen) | watcher::Event::InitApply(seen) => (seen, false),
+            watcher::Event::Delete(seen) => (seen, true),
             watcher::Event::Init | watcher::Event::InitDone => return,
         };
-        let (Some(namespace), Some(name)) = (&meta.metadata.namespace, &meta.metadata.name) else {
-            return;
-        };
-        let key = (namespace.clone(), name.clone());
+        let (namespace, name) = seen.key();
+        let key = (namespace.to_owned(), name.to_owned());
         let mut written = self.written();
         let caught_up = written.get(&key).is_some_and(|ours| {
-            deleted
-                || !older(
-                    meta.metadata.resource_version.as_deref(),
-                    ours.metadata.resource_version.as_deref(),
-                )
+            deleted || !older(seen.resource_version(), ours.resource_version())
         });
         if caught_up {
             written.remove(&key);
@@ -132,7 +124,7 @@ impl KnownSecrets {
         }
     }
 
-    fn written(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Arc<SecretMeta>>> {
+    fn written(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Arc<CachedSecret>>> {
         // A poisoned lock only means another reconcile panicked mid-insert; the map is intact.
         self.written
             .lock()
@@ -144,8 +136,8 @@ impl KnownSecrets {
 /// the cache has not caught up yet. Versions are compared as the etcd revisions they are when
 /// both are numbers; otherwise any version counts as caught up, so our copy never hides a later
 /// change (the worst case is one more read).
-fn older(seen: Option<&str>, ours: Option<&str>) -> bool {
-    let number = |version: Option<&str>| version?.parse::<u64>().ok();
+fn older(seen: &str, ours: &str) -> bool {
+    let number = |version: &str| version.parse::<u64>().ok();
     match (number(seen), number(ours)) {
         (Some(seen), Some(ours)) => seen < ours,
         _ => false,
@@ -251,6 +243,8 @@ mod tests {
     use kube::runtime::reflector;
     use serde_json::json;
 
+    use crate::controllers::external_secret::cached_secret::compact;
+
     /// A managed Secret's metadata with managedFields `(manager, operation, fieldsV1)`.
     fn meta(version: &str, fields: &[(&str, &str, serde_json::Value)]) -> SecretMeta {
         let entries: Vec<_> = fields
@@ -272,7 +266,7 @@ mod tests {
 
     #[test]
     fn lookups_wait_for_the_first_list_then_prefer_our_newer_write() {
-        let (reader, mut writer) = reflector::store::<SecretMeta>();
+        let (reader, mut writer) = reflector::store::<CachedSecret>();
         let known = KnownSecrets::new(reader);
         assert!(matches!(known.lookup("team", "db"), Known::NotSynced));
         writer.apply_watcher_event(&watcher::Event::Init);
@@ -292,7 +286,7 @@ mod tests {
         assert_eq!(ours.metadata.resource_version.as_deref(), Some("5"));
 
         // The watch shows an older version: ours is still the newer one.
-        let older = watcher::Event::Apply(meta("4", &[]));
+        let older = compact(watcher::Event::Apply(meta("4", &[])));
         writer.apply_watcher_event(&older);
         known.observe(&older);
         let Known::Managed(seen) = known.lookup("team", "db") else {
@@ -301,7 +295,7 @@ mod tests {
         assert_eq!(seen.metadata.resource_version.as_deref(), Some("5"));
 
         // It shows ours: the cache answers from now on.
-        let caught_up = watcher::Event::Apply(meta("5", &[]));
+        let caught_up = compact(watcher::Event::Apply(meta("5", &[])));
         writer.apply_watcher_event(&caught_up);
         known.observe(&caught_up);
         assert!(known.written().is_empty());
@@ -310,7 +304,7 @@ mod tests {
         // later edit wins.
         known.wrote(&written);
         assert!(known.written().is_empty());
-        let edited = watcher::Event::Apply(meta("7", &[]));
+        let edited = compact(watcher::Event::Apply(meta("7", &[])));
         writer.apply_watcher_event(&edited);
         known.observe(&edited);
         let Known::Managed(seen) = known.lookup("team", "db") else {
@@ -320,7 +314,7 @@ mod tests {
 
         // A deletion seen by the watch leaves nothing behind.
         known.wrote(&written);
-        let deleted = watcher::Event::Delete(meta("6", &[]));
+        let deleted = compact(watcher::Event::Delete(meta("6", &[])));
         writer.apply_watcher_event(&deleted);
         known.observe(&deleted);
         assert!(matches!(known.lookup("team", "db"), Known::Missing));

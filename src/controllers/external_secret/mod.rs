@@ -9,6 +9,7 @@
 //! Whether a sync is due is decided from the ExternalSecret's status, so a restart calls no
 //! provider and writes no Secret for ExternalSecrets that are not due.
 
+pub mod cached_secret;
 pub mod context;
 pub mod dedup;
 pub mod error;
@@ -33,7 +34,7 @@ use std::sync::Arc;
 use external_secrets_crds::v1::{
     ClusterSecretStore, ExternalSecret, SecretStore, SecretStoreRefKind,
 };
-use futures::{StreamExt, TryStreamExt};
+use futures::{StreamExt, TryStreamExt, future};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
@@ -49,6 +50,7 @@ use crate::controllers::store_watch::StoreFeed;
 use crate::controllers::template;
 use crate::controllers::watch_filter;
 use crate::stores::{Stores, kind_and_name};
+use cached_secret::CachedSecret;
 use context::{CONTROLLER, EsContext};
 use fetch::SharedReads;
 use known::KnownSecrets;
@@ -77,19 +79,26 @@ pub async fn run(
     let (managed_reader, managed_writer) = reflector::store();
     let known = Arc::new(KnownSecrets::new(managed_reader));
     let observed = Arc::clone(&known);
-    let managed_secrets = watcher(
+    let managed_watch = watcher(
         settings.scoped_api::<PartialObjectMeta<Secret>>(client.clone()),
         watcher::Config::default().labels(&format!("{}=true", target::LABEL_MANAGED)),
     )
     .default_backoff()
-    .modify(known::trim)
-    .reflect(managed_writer)
-    .inspect(move |event| {
-        if let Ok(event) = event {
-            observed.observe(event);
-        }
-    })
-    .touched_objects();
+    .map_ok(cached_secret::compact);
+    // `reflector` rather than `.reflect`: the cache holds our own compact type, not a resource.
+    let managed_secrets = reflector::reflector(managed_writer, managed_watch)
+        .inspect(move |event| {
+            if let Ok(event) = event {
+                observed.observe(event);
+            }
+        })
+        .touched_objects()
+        .filter_map(|secret| {
+            if let Err(error) = &secret {
+                tracing::debug!(controller = CONTROLLER, %error, "managed Secret watch failed");
+            }
+            future::ready(secret.ok())
+        });
 
     // The watch cache holds every ExternalSecret without managedFields, which nothing reads.
     // `kubectl.kubernetes.io/last-applied-configuration` stays: upstream copies an
@@ -138,9 +147,10 @@ pub async fn run(
     tracing::info!(controller = CONTROLLER, "starting controller");
     controller
         .with_config(controller::Config::default().concurrency(concurrency))
-        .watches_stream(managed_secrets, move |secret| {
-            by_target.of_target(&secret.metadata)
-        })
+        .reconcile_on(
+            managed_secrets
+                .flat_map(move |secret| futures::stream::iter(by_target.of_target(&secret))),
+        )
         .watches_shared_stream(secret_stores.changes, move |store: Arc<SecretStore>| {
             by_store.of_store(&store)
         })
@@ -207,8 +217,11 @@ impl Related {
         requests
     }
 
-    fn of_target(&self, target: &ObjectMeta) -> Vec<ObjectRef<ExternalSecret>> {
-        self.queued(writers_of(&self.external_secrets, target))
+    fn of_target(&self, target: &CachedSecret) -> Vec<ObjectRef<ExternalSecret>> {
+        match target.metadata() {
+            Some(target) => self.queued(writers_of(&self.external_secrets, &target.metadata)),
+            None => Vec::new(),
+        }
     }
 
     fn of_store(&self, store: &SecretStore) -> Vec<ObjectRef<ExternalSecret>> {
