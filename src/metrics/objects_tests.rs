@@ -8,7 +8,7 @@ use std::time::Duration;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 
 use super::Metrics;
 use super::tests::meta;
@@ -31,6 +31,13 @@ fn extended_pairs() -> Labels {
     .to_vec()
 }
 
+/// A new metric registered under `name` with `help`.
+fn registered<M: Metric + Clone + Default>(registry: &mut Registry, name: &str, help: &str) -> M {
+    let metric = M::default();
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 /// The families of the old layout, registered in the order `Metrics::new` registers them.
 struct Oracle {
     registry: Registry,
@@ -45,52 +52,45 @@ struct Oracle {
 
 impl Oracle {
     fn new(extended: bool) -> Self {
-        let mut oracle = Self {
-            registry: Registry::default(),
-            es_condition: Family::default(),
-            es_duration: Family::default(),
-            sync_calls: Family::default(),
-            sync_errors: Family::default(),
-            push_condition: Family::default(),
-            push_duration: Family::default(),
+        let mut registry = Registry::default();
+        Self {
+            es_condition: registered(
+                &mut registry,
+                "externalsecret_status_condition",
+                "The status condition of a specific External Secret",
+            ),
+            es_duration: registered(
+                &mut registry,
+                "externalsecret_reconcile_duration",
+                "The duration time to reconcile the External Secret",
+            ),
+            sync_calls: registered(
+                &mut registry,
+                "externalsecret_sync_calls",
+                "Total number of the External Secret sync calls",
+            ),
+            sync_errors: registered(
+                &mut registry,
+                "externalsecret_sync_calls_error",
+                "Total number of the External Secret sync errors",
+            ),
+            push_condition: registered(
+                &mut registry,
+                "pushsecret_status_condition",
+                "The status condition of a specific Push Secret",
+            ),
+            push_duration: registered(
+                &mut registry,
+                "pushsecret_reconcile_duration",
+                "The duration time to reconcile the Push Secret",
+            ),
             kube: if extended {
                 extended_pairs()
             } else {
                 Vec::new()
             },
-        };
-        let registry = &mut oracle.registry;
-        registry.register(
-            "externalsecret_status_condition",
-            "The status condition of a specific External Secret",
-            oracle.es_condition.clone(),
-        );
-        registry.register(
-            "externalsecret_reconcile_duration",
-            "The duration time to reconcile the External Secret",
-            oracle.es_duration.clone(),
-        );
-        registry.register(
-            "externalsecret_sync_calls",
-            "Total number of the External Secret sync calls",
-            oracle.sync_calls.clone(),
-        );
-        registry.register(
-            "externalsecret_sync_calls_error",
-            "Total number of the External Secret sync errors",
-            oracle.sync_errors.clone(),
-        );
-        registry.register(
-            "pushsecret_status_condition",
-            "The status condition of a specific Push Secret",
-            oracle.push_condition.clone(),
-        );
-        registry.register(
-            "pushsecret_reconcile_duration",
-            "The duration time to reconcile the Push Secret",
-            oracle.push_duration.clone(),
-        );
-        oracle
+            registry,
+        }
     }
 
     fn object(&self, name: &str, namespace: &str) -> Labels {
