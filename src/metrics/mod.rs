@@ -8,8 +8,8 @@
 //! `controller_runtime_max_concurrent_reconciles`), the `workqueue_*` families and Go's
 //! `process_*` metrics.
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -24,6 +24,9 @@ mod controller_runtime;
 #[cfg(test)]
 mod dashboard_tests;
 mod labels;
+mod objects;
+#[cfg(test)]
+mod objects_tests;
 mod process;
 mod request_kind;
 #[cfg(test)]
@@ -31,6 +34,8 @@ mod tests;
 mod workqueue;
 
 pub use request_kind::{ResourceRequestLabels, classify as classify_request};
+
+use objects::{Column, ObjectTable};
 
 pub use labels::{
     ConditionLabels, ControllerLabels, KubeLabels, ProviderCallLabels, RequestLabels, ResultLabels,
@@ -48,6 +53,8 @@ type CountingGauge<L> = Family<L, Gauge>;
 /// Every metric the operator exports, and the registry that encodes them.
 pub struct Metrics {
     registry: Registry,
+    /// Stores are few and report any condition type they are given, so theirs stay a
+    /// `Family` per metric; the kinds that come in thousands live in `ObjectTable`s.
     secret_store_condition: Family<ConditionLabels, Gauge>,
     cluster_secret_store_condition: Family<ConditionLabels, Gauge>,
     secret_store_duration: DurationGauge,
@@ -60,45 +67,25 @@ pub struct Metrics {
     max_concurrent: Family<ControllerLabels, Gauge>,
     active_workers: Family<ControllerLabels, Gauge>,
     workqueue: workqueue::Workqueue,
-    external_secret_condition: Family<ConditionLabels, Gauge>,
-    external_secret_duration: DurationGauge,
-    sync_calls: Family<StoreLabels, Counter>,
-    sync_errors: CountingGauge<StoreLabels>,
+    /// Every ExternalSecret's status condition, reconcile duration and sync call series.
+    external_secrets: Arc<ObjectTable>,
     provider_calls: CountingGauge<ProviderCallLabels>,
     api_requests: Family<RequestLabels, Counter>,
     api_requests_by_resource: Family<ResourceRequestLabels, Counter>,
     events_dropped: Counter,
     /// The length of the last page encoded, to size the next.
     page_size: AtomicUsize,
-    cluster_external_secrets: ObjectGauges,
-    cluster_push_secrets: ObjectGauges,
-    push_secrets: ObjectGauges,
+    cluster_external_secrets: Arc<ObjectTable>,
+    cluster_push_secrets: Arc<ObjectTable>,
+    push_secrets: Arc<ObjectTable>,
     /// `--enable-extended-metric-labels`: per-object series carry the object's recommended
-    /// labels, remembered here so a label change or deletion drops the old series.
-    extended: Option<Mutex<HashMap<ObjectKey, KubeLabels>>>,
+    /// labels. A store's are remembered here so a label change or deletion drops its old
+    /// series; the other kinds' tables keep them with the object's values.
+    extended: Option<Mutex<HashMap<StoreKey, KubeLabels>>>,
 }
 
-/// The kinds whose series are per object.
-#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
-enum ObjectKind {
-    SecretStore,
-    ClusterSecretStore,
-    ExternalSecret,
-    PushSecret,
-    ClusterExternalSecret,
-    ClusterPushSecret,
-}
-
-/// An object's kind, name and namespace.
-type ObjectKey = (ObjectKind, String, String);
-
-fn store_kind(cluster: bool) -> ObjectKind {
-    if cluster {
-        ObjectKind::ClusterSecretStore
-    } else {
-        ObjectKind::SecretStore
-    }
-}
+/// A store's scope (`true` for a ClusterSecretStore), name and namespace.
+type StoreKey = (bool, String, String);
 
 /// The object's name, namespace and labels.
 fn identity(meta: &ObjectMeta) -> (&str, &str, &BTreeMap<String, String>) {
@@ -110,52 +97,23 @@ fn identity(meta: &ObjectMeta) -> (&str, &str, &BTreeMap<String, String>) {
     )
 }
 
-/// A kind's `<kind>_status_condition` and `<kind>_reconcile_duration` gauges.
-struct ObjectGauges {
-    condition: Family<ConditionLabels, Gauge>,
-    duration: DurationGauge,
-}
-
-impl ObjectGauges {
-    /// Registers both gauges under upstream's `<kind>_...` names.
-    fn register(registry: &mut Registry, kind: &str, title: &str) -> Self {
-        let gauges = Self {
-            condition: Family::default(),
-            duration: DurationGauge::default(),
-        };
-        registry.register(
-            format!("{kind}_status_condition"),
-            format!("The status condition of a specific {title}"),
-            gauges.condition.clone(),
-        );
-        registry.register(
-            format!("{kind}_reconcile_duration"),
-            format!("The duration time to reconcile the {title}"),
-            gauges.duration.clone(),
-        );
-        gauges
-    }
-
-    fn set(&self, name: &str, namespace: &str, kube: &KubeLabels, status: &str, took: Duration) {
-        set_condition(&self.condition, name, namespace, kube, "Ready", status);
-        let labels = StoreLabels {
-            name: name.to_owned(),
-            namespace: namespace.to_owned(),
-            kube: kube.clone(),
-        };
-        self.duration
-            .get_or_create(&labels)
-            .set(took.as_nanos() as f64);
-    }
-
-    fn remove(&self, name: &str, namespace: &str, kube: &KubeLabels) {
-        self.duration.remove(&StoreLabels {
-            name: name.to_owned(),
-            namespace: namespace.to_owned(),
-            kube: kube.clone(),
-        });
-        remove_condition(&self.condition, name, namespace, kube, "Ready");
-    }
+/// A kind's table with its `<kind>_status_condition` and `<kind>_reconcile_duration` gauges
+/// registered under upstream's names.
+fn object_gauges(registry: &mut Registry, kind: &str, title: &str) -> Arc<ObjectTable> {
+    let table = Arc::new(ObjectTable::default());
+    table.register(
+        registry,
+        format!("{kind}_status_condition"),
+        format!("The status condition of a specific {title}"),
+        Column::Condition,
+    );
+    table.register(
+        registry,
+        format!("{kind}_reconcile_duration"),
+        format!("The duration time to reconcile the {title}"),
+        Column::Duration,
+    );
+    table
 }
 
 impl Default for Metrics {
@@ -239,30 +197,32 @@ impl Metrics {
         );
         let workqueue = workqueue::Workqueue::register(&mut registry);
         registry.register_collector(Box::new(process::ProcessCollector));
-        let external_secret_condition = Family::<ConditionLabels, Gauge>::default();
-        registry.register(
-            "externalsecret_status_condition",
-            "The status condition of a specific External Secret",
-            external_secret_condition.clone(),
-        );
-        let external_secret_duration = DurationGauge::default();
-        registry.register(
-            "externalsecret_reconcile_duration",
-            "The duration time to reconcile the External Secret",
-            external_secret_duration.clone(),
-        );
-        let sync_calls = Family::<StoreLabels, Counter>::default();
-        registry.register(
-            "externalsecret_sync_calls",
-            "Total number of the External Secret sync calls",
-            sync_calls.clone(),
-        );
-        let sync_errors = CountingGauge::<StoreLabels>::default();
-        registry.register(
-            "externalsecret_sync_calls_error",
-            "Total number of the External Secret sync errors",
-            sync_errors.clone(),
-        );
+        let external_secrets = Arc::new(ObjectTable::default());
+        for (name, help, column) in [
+            (
+                "externalsecret_status_condition",
+                "The status condition of a specific External Secret",
+                Column::Condition,
+            ),
+            (
+                "externalsecret_reconcile_duration",
+                "The duration time to reconcile the External Secret",
+                Column::Duration,
+            ),
+            (
+                // prometheus-client appends `_total` to counters.
+                "externalsecret_sync_calls",
+                "Total number of the External Secret sync calls",
+                Column::SyncCalls,
+            ),
+            (
+                "externalsecret_sync_calls_error",
+                "Total number of the External Secret sync errors",
+                Column::SyncErrors,
+            ),
+        ] {
+            external_secrets.register(&mut registry, name.to_owned(), help.to_owned(), column);
+        }
         let provider_calls = CountingGauge::<ProviderCallLabels>::default();
         registry.register(
             "externalsecret_provider_api_calls_count",
@@ -288,14 +248,14 @@ impl Metrics {
             "Events not sent because the event queue was full (not an upstream metric)",
             events_dropped.clone(),
         );
-        let cluster_external_secrets = ObjectGauges::register(
+        let cluster_external_secrets = object_gauges(
             &mut registry,
             "clusterexternalsecret",
             "Cluster External Secret",
         );
         let cluster_push_secrets =
-            ObjectGauges::register(&mut registry, "clusterpushsecret", "Cluster Push Secret");
-        let push_secrets = ObjectGauges::register(&mut registry, "pushsecret", "Push Secret");
+            object_gauges(&mut registry, "clusterpushsecret", "Cluster Push Secret");
+        let push_secrets = object_gauges(&mut registry, "pushsecret", "Push Secret");
         Self {
             registry,
             api_requests,
@@ -305,10 +265,7 @@ impl Metrics {
             cluster_external_secrets,
             cluster_push_secrets,
             push_secrets,
-            external_secret_condition,
-            external_secret_duration,
-            sync_calls,
-            sync_errors,
+            external_secrets,
             provider_calls,
             secret_store_condition,
             cluster_secret_store_condition,
@@ -326,12 +283,21 @@ impl Metrics {
         }
     }
 
-    /// The recommended labels the series of `kind` `namespace/name` carry now. With extended
-    /// labels, the series under an object's previous labels are dropped when they changed (as
-    /// upstream deletes partial matches), so one object never has two live series.
-    fn labels_now(
+    /// The recommended labels the series of an object labelled `labels` carry: none without
+    /// extended labels.
+    fn kube_labels(&self, labels: &BTreeMap<String, String>) -> KubeLabels {
+        match &self.extended {
+            Some(_) => KubeLabels::of(labels),
+            None => KubeLabels::default(),
+        }
+    }
+
+    /// The recommended labels the series of store `namespace/name` carry now. With extended
+    /// labels, the series under the store's previous labels are dropped when they changed (as
+    /// upstream deletes partial matches), so one store never has two live series.
+    fn store_labels_now(
         &self,
-        kind: ObjectKind,
+        cluster: bool,
         name: &str,
         namespace: &str,
         labels: &BTreeMap<String, String>,
@@ -340,7 +306,7 @@ impl Metrics {
             return KubeLabels::default();
         };
         let current = KubeLabels::of(labels);
-        let key = (kind, name.to_owned(), namespace.to_owned());
+        let key = (cluster, name.to_owned(), namespace.to_owned());
         let previous = remembered
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -348,52 +314,41 @@ impl Metrics {
         if let Some(previous) = previous
             && previous != current
         {
-            self.drop_series(kind, name, namespace, &previous);
+            self.drop_store_series(cluster, name, namespace, &previous);
         }
         current
     }
 
-    /// Drops every series of a deleted object, under whatever labels it last had.
-    fn forget(&self, kind: ObjectKind, name: &str, namespace: &str) {
+    /// Drops every series of a deleted store, under whatever labels it last had.
+    fn forget_store(&self, cluster: bool, name: &str, namespace: &str) {
         let kube = match &self.extended {
             None => KubeLabels::default(),
             Some(remembered) => remembered
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .remove(&(kind, name.to_owned(), namespace.to_owned()))
+                .remove(&(cluster, name.to_owned(), namespace.to_owned()))
                 .unwrap_or_default(),
         };
-        self.drop_series(kind, name, namespace, &kube);
+        self.drop_store_series(cluster, name, namespace, &kube);
     }
 
-    fn drop_series(&self, kind: ObjectKind, name: &str, namespace: &str, kube: &KubeLabels) {
-        let labels = StoreLabels {
+    fn drop_store_series(&self, cluster: bool, name: &str, namespace: &str, kube: &KubeLabels) {
+        self.duration_family(cluster).remove(&StoreLabels {
             name: name.to_owned(),
             namespace: namespace.to_owned(),
             kube: kube.clone(),
-        };
-        match kind {
-            ObjectKind::SecretStore | ObjectKind::ClusterSecretStore => {
-                let cluster = kind == ObjectKind::ClusterSecretStore;
-                self.duration_family(cluster).remove(&labels);
-                let family = self.condition_family(cluster);
-                remove_condition(family, name, namespace, kube, "Ready");
-            }
-            ObjectKind::ExternalSecret => {
-                self.external_secret_duration.remove(&labels);
-                self.sync_calls.remove(&labels);
-                self.sync_errors.remove(&labels);
-                let family = &self.external_secret_condition;
-                remove_condition(family, name, namespace, kube, "Ready");
-            }
-            ObjectKind::PushSecret => self.push_secrets.remove(name, namespace, kube),
-            ObjectKind::ClusterExternalSecret => {
-                self.cluster_external_secrets.remove(name, namespace, kube);
-            }
-            ObjectKind::ClusterPushSecret => {
-                self.cluster_push_secrets.remove(name, namespace, kube);
-            }
-        }
+        });
+        let family = self.condition_family(cluster);
+        remove_condition(family, name, namespace, kube, "Ready");
+    }
+
+    /// Sets the `Ready` condition and reconcile duration of an object of a table's kind.
+    fn set_object(&self, table: &ObjectTable, meta: &ObjectMeta, status: &str, took: Duration) {
+        let (name, namespace, labels) = identity(meta);
+        table.update(name, namespace, self.kube_labels(labels), |series| {
+            series.set_ready(status);
+            series.set_duration(took);
+        });
     }
 }
 
@@ -436,48 +391,41 @@ impl Metrics {
         status: &str,
     ) {
         let (name, namespace, labels) = identity(store);
-        let kube = self.labels_now(store_kind(cluster), name, namespace, labels);
+        let kube = self.store_labels_now(cluster, name, namespace, labels);
         let family = self.condition_family(cluster);
         set_condition(family, name, namespace, &kube, condition, status);
     }
 
     /// Sets a ClusterExternalSecret's `Ready` gauge and reconcile duration (nanoseconds).
     pub fn set_cluster_external_secret(&self, template: &ObjectMeta, status: &str, took: Duration) {
-        let (name, _, labels) = identity(template);
-        let kube = self.labels_now(ObjectKind::ClusterExternalSecret, name, "", labels);
-        self.cluster_external_secrets
-            .set(name, "", &kube, status, took);
+        self.set_object(&self.cluster_external_secrets, template, status, took);
     }
 
     /// Forgets the gauges of a deleted ClusterExternalSecret.
     pub fn remove_cluster_external_secret(&self, name: &str) {
-        self.forget(ObjectKind::ClusterExternalSecret, name, "");
+        self.cluster_external_secrets.remove(name, "");
     }
 
     /// Sets a ClusterPushSecret's `Ready` gauge and reconcile duration (nanoseconds).
     pub fn set_cluster_push_secret(&self, template: &ObjectMeta, status: &str, took: Duration) {
-        let (name, _, labels) = identity(template);
-        let kube = self.labels_now(ObjectKind::ClusterPushSecret, name, "", labels);
-        self.cluster_push_secrets.set(name, "", &kube, status, took);
+        self.set_object(&self.cluster_push_secrets, template, status, took);
     }
 
     /// Forgets the gauges of a deleted ClusterPushSecret.
     pub fn remove_cluster_push_secret(&self, name: &str) {
-        self.forget(ObjectKind::ClusterPushSecret, name, "");
+        self.cluster_push_secrets.remove(name, "");
     }
 
     /// Sets a PushSecret's `Ready` gauge and reconcile duration (nanoseconds).
     pub fn set_push_secret(&self, push_secret: &ObjectMeta, status: &str, took: Duration) {
-        let (name, namespace, labels) = identity(push_secret);
-        let kube = self.labels_now(ObjectKind::PushSecret, name, namespace, labels);
-        self.push_secrets.set(name, namespace, &kube, status, took);
+        self.set_object(&self.push_secrets, push_secret, status, took);
     }
 
     /// Drops every series of a deleted PushSecret (and, with extended labels, the labels
     /// remembered for it), so a deleted object neither stays on dashboards nor grows the
     /// page and the label memory forever.
     pub fn remove_push_secret(&self, name: &str, namespace: &str) {
-        self.forget(ObjectKind::PushSecret, name, namespace);
+        self.push_secrets.remove(name, namespace);
     }
 
     /// How many objects' extended labels are remembered (0 without extended labels): each
@@ -485,10 +433,17 @@ impl Metrics {
     #[cfg(test)]
     fn remembered(&self) -> usize {
         self.extended.as_ref().map_or(0, |remembered| {
-            remembered
+            let stores = remembered
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .len()
+                .len();
+            let tables = [
+                &self.external_secrets,
+                &self.push_secrets,
+                &self.cluster_external_secrets,
+                &self.cluster_push_secrets,
+            ];
+            stores + tables.iter().map(|table| table.len()).sum::<usize>()
         })
     }
 
@@ -496,7 +451,7 @@ impl Metrics {
     /// value is in nanoseconds.
     pub fn set_store_duration(&self, cluster: bool, store: &ObjectMeta, took: Duration) {
         let (name, namespace, labels) = identity(store);
-        let kube = self.labels_now(store_kind(cluster), name, namespace, labels);
+        let kube = self.store_labels_now(cluster, name, namespace, labels);
         let labels = StoreLabels {
             name: name.to_owned(),
             namespace: namespace.to_owned(),
@@ -517,7 +472,7 @@ impl Metrics {
 
     /// Forgets the gauges of a deleted store.
     pub fn remove_store(&self, cluster: bool, name: &str, namespace: &str) {
-        self.forget(store_kind(cluster), name, namespace);
+        self.forget_store(cluster, name, namespace);
     }
 
     fn condition_family(&self, cluster: bool) -> &Family<ConditionLabels, Gauge> {
@@ -532,33 +487,28 @@ impl Metrics {
     /// counter and, when it failed, the error counter.
     pub fn record_sync(&self, external_secret: &ObjectMeta, took: Duration, failed: bool) {
         let (name, namespace, labels) = identity(external_secret);
-        let kube = self.labels_now(ObjectKind::ExternalSecret, name, namespace, labels);
-        let labels = StoreLabels {
-            name: name.to_owned(),
-            namespace: namespace.to_owned(),
-            kube,
-        };
-        self.external_secret_duration
-            .get_or_create(&labels)
-            .set(took.as_nanos() as f64);
-        self.sync_calls.get_or_create(&labels).inc();
-        if failed {
-            self.sync_errors.get_or_create(&labels).inc();
-        }
+        let kube = self.kube_labels(labels);
+        self.external_secrets
+            .update(name, namespace, kube, |series| {
+                series.set_duration(took);
+                series.count_sync(failed);
+            });
     }
 
     /// Drops every series of a deleted ExternalSecret, as upstream does, so dashboards and alerts
     /// do not keep reporting objects that no longer exist.
     pub fn remove_external_secret(&self, name: &str, namespace: &str) {
-        self.forget(ObjectKind::ExternalSecret, name, namespace);
+        self.external_secrets.remove(name, namespace);
     }
 
     /// Sets an ExternalSecret's condition gauge (1 for the current status, 0 for the other).
     pub fn set_external_secret_condition(&self, external_secret: &ObjectMeta, status: &str) {
         let (name, namespace, labels) = identity(external_secret);
-        let kube = self.labels_now(ObjectKind::ExternalSecret, name, namespace, labels);
-        let family = &self.external_secret_condition;
-        set_condition(family, name, namespace, &kube, "Ready", status);
+        let kube = self.kube_labels(labels);
+        self.external_secrets
+            .update(name, namespace, kube, |series| {
+                series.set_ready(status);
+            });
     }
 
     /// Counts one call to a provider.
