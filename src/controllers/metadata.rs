@@ -58,7 +58,7 @@ const STEP: char = '\n';
 /// in either form.
 pub fn field_names<'a>(fields: &'a Value, path: &[&str]) -> Vec<&'a str> {
     if let Value::Array(paths) = fields {
-        let prefix: String = path.iter().flat_map(|step| [*step, "\n"]).collect();
+        let prefix = path_prefix(path);
         return paths
             .iter()
             .filter_map(Value::as_str)
@@ -73,6 +73,12 @@ pub fn field_names<'a>(fields: &'a Value, path: &[&str]) -> Vec<&'a str> {
         .unwrap_or_default()
 }
 
+/// The steps of `path` in [`compact_fields`] form, each followed by [`STEP`]: what every kept
+/// path under `path` starts with.
+fn path_prefix(path: &[&str]) -> String {
+    path.iter().flat_map(|step| [*step, "\n"]).collect()
+}
+
 /// A fieldsV1 set reduced to the fields directly under each of `parents`, as one flat list of
 /// newline-joined paths (`["f:metadata\nf:labels\nf:app"]`) instead of nested objects: each
 /// non-empty JSON object costs a B-tree node of about 600 bytes, so the few fields a cache
@@ -83,11 +89,7 @@ pub fn compact_fields(fields: &Value, parents: &[&[&str]]) -> Value {
         field_names(fields, parent)
             .into_iter()
             .filter(|name| name.contains(':'))
-            .map(move |name| {
-                let mut path: String = parent.iter().flat_map(|step| [*step, "\n"]).collect();
-                path.push_str(name);
-                Value::String(path)
-            })
+            .map(move |name| Value::String(path_prefix(parent) + name))
     });
     Value::Array(kept.collect())
 }

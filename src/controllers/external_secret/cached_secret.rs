@@ -13,7 +13,7 @@ use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::Lookup;
 use kube::runtime::watcher;
 
-use super::known::{SecretMeta, trim};
+use super::secret_meta::{SecretMeta, trim};
 
 /// A managed Secret's metadata, compacted for the cache (see the module doc).
 #[derive(Debug, Clone)]

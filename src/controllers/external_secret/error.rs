@@ -90,6 +90,10 @@ pub enum Error {
     /// The target could not be encoded for the API.
     #[error("{0}")]
     Encode(#[source] serde_json::Error),
+    /// The ExternalSecret as the watch cache holds it did not decode (never expected: the
+    /// cache encoded it).
+    #[error("cached object: {0}")]
+    Decode(#[source] serde_json::Error),
     /// Reading from or writing to the Kubernetes API failed.
     #[error("kubernetes API: {0}")]
     Kube(#[source] kube::Error),
@@ -151,6 +155,7 @@ impl Error {
             Error::OwnedByAnother(_) => "OwnedByAnotherExternalSecret",
             Error::ImmutableTarget => "ImmutableTarget",
             Error::Encode(_) => "EncodeFailed",
+            Error::Decode(_) => "DecodeFailed",
             Error::Kube(_) => "KubernetesAPIError",
             Error::Deadline(_) => "ReconcileDeadlineExceeded",
         }
@@ -173,7 +178,8 @@ impl Error {
             | Error::DeleteNotOwner { .. }
             | Error::OwnedByAnother(_)
             | Error::ImmutableTarget
-            | Error::Encode(_) => false,
+            | Error::Encode(_)
+            | Error::Decode(_) => false,
             Error::Store(error) => error.is_temporary(),
             Error::Provider { .. }
             | Error::TemplateSource(_)

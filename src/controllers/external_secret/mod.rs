@@ -9,6 +9,7 @@
 //! Whether a sync is due is decided from the ExternalSecret's status, so a restart calls no
 //! provider and writes no Secret for ExternalSecrets that are not due.
 
+pub mod cached_external_secret;
 pub mod cached_secret;
 pub mod context;
 pub mod dedup;
@@ -25,15 +26,14 @@ pub mod reconcile;
 pub mod refresh;
 pub mod status;
 
+pub mod secret_meta;
 pub mod sync_window;
 pub mod target;
 pub mod write;
 
 use std::sync::Arc;
 
-use external_secrets_crds::v1::{
-    ClusterSecretStore, ExternalSecret, SecretStore, SecretStoreRefKind,
-};
+use external_secrets_crds::v1::{ClusterSecretStore, SecretStore, SecretStoreRefKind};
 use futures::{StreamExt, TryStreamExt, future};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -43,13 +43,14 @@ use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{WatchStreamExt, watcher};
 
-use crate::caches::{forget_managed_fields, still_cached};
+use crate::caches::still_cached;
 use crate::context::Context;
 use crate::controllers::queue_depth::QueueDepth;
 use crate::controllers::store_watch::StoreFeed;
 use crate::controllers::template;
 use crate::controllers::watch_filter;
 use crate::stores::{Stores, kind_and_name};
+use cached_external_secret::CachedExternalSecret;
 use cached_secret::CachedSecret;
 use context::{CONTROLLER, EsContext};
 use fetch::SharedReads;
@@ -100,9 +101,10 @@ pub async fn run(
             future::ready(secret.ok())
         });
 
-    // The watch cache holds every ExternalSecret without managedFields, which nothing reads.
-    // `kubectl.kubernetes.io/last-applied-configuration` stays: upstream copies an
-    // ExternalSecret's annotations to its Secret and hashes them into `syncedResourceVersion`.
+    // The watch cache holds every ExternalSecret compacted (`CachedExternalSecret`), without
+    // managedFields, which nothing reads. `kubectl.kubernetes.io/last-applied-configuration`
+    // stays: upstream copies an ExternalSecret's annotations to its Secret and hashes them into
+    // `syncedResourceVersion`.
     let (external_secrets, external_secret_writer) = reflector::store();
     let (drift_watches, drift_requests) =
         generic::watch::DriftWatches::new(external_secrets.clone(), settings.namespace.clone());
@@ -120,11 +122,10 @@ pub async fn run(
         recent: Arc::clone(&recent),
     });
     let watched = watcher(
-        settings.scoped_api::<ExternalSecret>(client),
+        settings.scoped_api::<CachedExternalSecret>(client),
         watcher::Config::default(),
     )
     .default_backoff()
-    .modify(forget_managed_fields)
     .reflect(external_secret_writer)
     .inspect(track_events(queue.clone(), forget, recent))
     .applied_objects();
@@ -161,15 +162,18 @@ pub async fn run(
         .reconcile_on(drift_requests)
         .graceful_shutdown_on(shutdown)
         .run(
-            move |es: Arc<ExternalSecret>, context: Arc<EsContext>| {
-                started.taken(&ObjectRef::from_obj(es.as_ref()));
-                // A copy older than our last status write is judged with that status.
-                let es = context.recent.current(es);
+            move |entry: Arc<CachedExternalSecret>, context: Arc<EsContext>| {
+                started.taken(&ObjectRef::from_obj(entry.as_ref()));
                 let cached = cached.clone();
                 async move {
+                    let es = entry
+                        .external_secret()
+                        .map_err(|error| ReconcileError(error::Error::Decode(error)))?;
+                    // A copy older than our last status write is judged with that status.
+                    let es = context.recent.current(Arc::new(es));
                     let result = template::budgeted(reconcile::reconcile(&es, &context)).await;
-                    if !still_cached(&cached, &es) {
-                        forget_deleted(&es, &context.shared);
+                    if !still_cached(&cached, entry.as_ref()) {
+                        forget_deleted(entry.as_ref(), &context.shared);
                     }
                     result
                 }
@@ -188,10 +192,10 @@ pub async fn run(
 /// Follows the ExternalSecret watch: a deleted one is forgotten (metrics, retry state) and
 /// leaves the queue-depth count (a changed one enters it once past the trigger filter).
 fn track_events(
-    queue: Arc<QueueDepth<ExternalSecret>>,
+    queue: Arc<QueueDepth<CachedExternalSecret>>,
     context: Arc<Context>,
     recent: Arc<RecentStatuses>,
-) -> impl Fn(&Result<watcher::Event<ExternalSecret>, watcher::Error>) {
+) -> impl Fn(&Result<watcher::Event<CachedExternalSecret>, watcher::Error>) {
     move |event| {
         if let Ok(event) = event {
             if let watcher::Event::Delete(es) = event {
@@ -207,24 +211,27 @@ fn track_events(
 /// counting each request toward the queue depth.
 #[derive(Clone)]
 struct Related {
-    external_secrets: reflector::Store<ExternalSecret>,
-    queue: Arc<QueueDepth<ExternalSecret>>,
+    external_secrets: reflector::Store<CachedExternalSecret>,
+    queue: Arc<QueueDepth<CachedExternalSecret>>,
 }
 
 impl Related {
-    fn queued(&self, requests: Vec<ObjectRef<ExternalSecret>>) -> Vec<ObjectRef<ExternalSecret>> {
+    fn queued(
+        &self,
+        requests: Vec<ObjectRef<CachedExternalSecret>>,
+    ) -> Vec<ObjectRef<CachedExternalSecret>> {
         self.queue.triggered(&requests);
         requests
     }
 
-    fn of_target(&self, target: &CachedSecret) -> Vec<ObjectRef<ExternalSecret>> {
+    fn of_target(&self, target: &CachedSecret) -> Vec<ObjectRef<CachedExternalSecret>> {
         match target.metadata() {
             Some(target) => self.queued(writers_of(&self.external_secrets, &target.metadata)),
             None => Vec::new(),
         }
     }
 
-    fn of_store(&self, store: &SecretStore) -> Vec<ObjectRef<ExternalSecret>> {
+    fn of_store(&self, store: &SecretStore) -> Vec<ObjectRef<CachedExternalSecret>> {
         let namespace = store.namespace();
         self.queued(users_of(
             &self.external_secrets,
@@ -234,7 +241,7 @@ impl Related {
         ))
     }
 
-    fn of_cluster_store(&self, store: &ClusterSecretStore) -> Vec<ObjectRef<ExternalSecret>> {
+    fn of_cluster_store(&self, store: &ClusterSecretStore) -> Vec<ObjectRef<CachedExternalSecret>> {
         self.queued(users_of(
             &self.external_secrets,
             SecretStoreRefKind::ClusterSecretStore,
@@ -247,7 +254,7 @@ impl Related {
 /// After a reconcile: a vanished object leaves the queue-depth count; failures are logged
 /// (the status already says why).
 fn finished<T>(
-    queue: &QueueDepth<ExternalSecret>,
+    queue: &QueueDepth<CachedExternalSecret>,
     result: &Result<T, controller::Error<ReconcileError, watcher::Error>>,
 ) {
     queue.finished(result);
@@ -257,7 +264,7 @@ fn finished<T>(
 }
 
 /// Drops the metric series and retry state of a deleted ExternalSecret.
-fn forget_deleted(es: &ExternalSecret, context: &Context) {
+fn forget_deleted(es: &CachedExternalSecret, context: &Context) {
     context
         .metrics
         .remove_external_secret(&es.name_any(), &es.namespace().unwrap_or_default());
@@ -267,11 +274,11 @@ fn forget_deleted(es: &ExternalSecret, context: &Context) {
 /// Backs off 5 s for temporary errors (kube's controller retries per object); permanent ones
 /// wait for a change.
 fn error_policy(
-    es: Arc<ExternalSecret>,
+    es: Arc<CachedExternalSecret>,
     error: &ReconcileError,
     context: Arc<EsContext>,
 ) -> Action {
-    reconcile::error_policy(&es, error, &context.shared.backoff)
+    reconcile::error_policy(es.as_ref(), error, &context.shared.backoff)
 }
 
 /// The ExternalSecrets writing the managed target with metadata `target` (a Secret or a
@@ -279,9 +286,9 @@ fn error_policy(
 /// Merge, CreateOrMerge) those of its namespace naming it as their target, so a deleted or
 /// edited target of any policy is looked at again.
 fn writers_of(
-    external_secrets: &reflector::Store<ExternalSecret>,
+    external_secrets: &reflector::Store<CachedExternalSecret>,
     target: &ObjectMeta,
-) -> Vec<ObjectRef<ExternalSecret>> {
+) -> Vec<ObjectRef<CachedExternalSecret>> {
     let namespace = target.namespace.clone();
     let owner = target
         .owner_references
@@ -299,7 +306,7 @@ fn writers_of(
     external_secrets
         .state()
         .iter()
-        .filter(|es| es.namespace() == namespace && target::target_name(es) == name)
+        .filter(|es| es.namespace() == namespace && es.target_name() == name)
         .map(|es| ObjectRef::from_obj(es.as_ref()))
         .collect()
 }
@@ -307,30 +314,18 @@ fn writers_of(
 /// The ExternalSecrets reading from the store `kind`/`name` (in `namespace` for a
 /// SecretStore), through their default store or any entry's `sourceRef`.
 fn users_of(
-    external_secrets: &reflector::Store<ExternalSecret>,
+    external_secrets: &reflector::Store<CachedExternalSecret>,
     kind: SecretStoreRefKind,
     name: &str,
     namespace: Option<&str>,
-) -> Vec<ObjectRef<ExternalSecret>> {
+) -> Vec<ObjectRef<CachedExternalSecret>> {
     external_secrets
         .state()
         .iter()
         .filter(|es| namespace.is_none_or(|namespace| es.namespace().as_deref() == Some(namespace)))
         .filter(|es| {
-            let default = es.spec.secret_store_ref.iter();
-            let entries = es
-                .spec
-                .data
+            es.store_refs()
                 .iter()
-                .filter_map(|d| d.source_ref.as_ref()?.store_ref.as_ref());
-            let from = es
-                .spec
-                .data_from
-                .iter()
-                .filter_map(|d| d.source_ref.as_ref()?.store_ref.as_ref());
-            default
-                .chain(entries)
-                .chain(from)
                 .any(|reference| kind_and_name(reference) == (kind, name))
         })
         .map(|es| ObjectRef::from_obj(es.as_ref()))

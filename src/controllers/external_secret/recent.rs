@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use external_secrets_crds::v1::{ExternalSecret, ExternalSecretStatus};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
@@ -37,13 +38,13 @@ impl RecentStatuses {
             replaced: es.resource_version(),
             status,
         };
-        self.written().insert(ObjectRef::from_obj(es), entry);
+        self.written().insert(key(es.meta()), entry);
     }
 
     /// `es` as of our last status write: when the cache still holds the version that write
     /// replaced, a copy with our status; otherwise `es` itself.
     pub fn current(&self, es: Arc<ExternalSecret>) -> Arc<ExternalSecret> {
-        let key = ObjectRef::from_obj(es.as_ref());
+        let key = key(es.meta());
         let mut written = self.written();
         let Some(ours) = written.get(&key) else {
             return es;
@@ -60,13 +61,15 @@ impl RecentStatuses {
 
     /// Follows the ExternalSecret watch: a version other than the one a write replaced (ours,
     /// or later), or a deletion, ends the entry.
-    pub fn observe(&self, event: &watcher::Event<ExternalSecret>) {
+    /// Generic over the type the cache holds (`CachedExternalSecret`), tests use
+    /// `ExternalSecret`: only the metadata matters.
+    pub fn observe<K: Resource>(&self, event: &watcher::Event<K>) {
         let (es, deleted) = match event {
             watcher::Event::Apply(es) | watcher::Event::InitApply(es) => (es, false),
             watcher::Event::Delete(es) => (es, true),
             watcher::Event::Init | watcher::Event::InitDone => return,
         };
-        let key = ObjectRef::from_obj(es);
+        let key = key(es.meta());
         let mut written = self.written();
         let done = written
             .get(&key)
@@ -83,6 +86,12 @@ impl RecentStatuses {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// The map's key of the ExternalSecret with metadata `meta`.
+fn key(meta: &ObjectMeta) -> ObjectRef<ExternalSecret> {
+    ObjectRef::new(meta.name.as_deref().unwrap_or_default())
+        .within(meta.namespace.as_deref().unwrap_or_default())
 }
 
 #[cfg(test)]

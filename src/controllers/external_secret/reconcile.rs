@@ -52,7 +52,7 @@ pub async fn reconcile(es: &ExternalSecret, context: &EsContext) -> Result<Actio
 
 /// Temporary errors back off; permanent ones (bad spec) wait for a change of the object.
 pub fn error_policy(
-    es: &ExternalSecret,
+    es: &impl kube::Resource,
     error: &ReconcileError,
     backoff: &FailureBackoff,
 ) -> Action {

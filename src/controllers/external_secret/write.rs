@@ -20,8 +20,9 @@ use serde_json::json;
 use super::context::EsContext;
 use super::error::Error;
 use super::inputs::template_sources;
-use super::known::{self, Known, SecretMeta};
+use super::known::Known;
 use super::outcome::publish;
+use super::secret_meta::{self, SecretMeta};
 use super::target;
 use crate::controllers::metadata::{owns_exactly, synced_resource_version};
 use crate::controllers::template::{SecretData, TemplateSources};
@@ -108,7 +109,7 @@ fn basis_for_validity(es: &ExternalSecret, known: &Known) -> Option<bool> {
         ExternalSecretCreationPolicy::Owner => match known {
             // Owner targets always carry the managed label: a miss is a missing target.
             Known::Missing => Some(false),
-            Known::Managed(meta) if known::data_untouched(meta) => Some(cached_valid(meta)),
+            Known::Managed(meta) if secret_meta::data_untouched(meta) => Some(cached_valid(meta)),
             _ => None,
         },
         _ => None,
@@ -149,7 +150,10 @@ pub fn basis_for_write(es: &ExternalSecret, known: &Known) -> Basis {
                     == Some(synced_resource_version(&es.metadata).as_str())
             });
             let manager = target::field_manager(es);
-            if unchanged && known::data_untouched(meta) && !known::others_own_data(meta, &manager) {
+            if unchanged
+                && secret_meta::data_untouched(meta)
+                && !secret_meta::others_own_data(meta, &manager)
+            {
                 Basis::Cached
             } else {
                 Basis::Read

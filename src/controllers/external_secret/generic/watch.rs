@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-use external_secrets_crds::v1::ExternalSecret;
+use super::super::cached_external_secret::CachedExternalSecret;
 use futures::StreamExt;
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
 use kube::Api;
@@ -21,8 +21,8 @@ use crate::controllers::external_secret::target::LABEL_MANAGED;
 /// The drift watches of one controller.
 pub struct DriftWatches {
     started: Mutex<HashSet<GroupVersionKind>>,
-    requests: UnboundedSender<ObjectRef<ExternalSecret>>,
-    external_secrets: Store<ExternalSecret>,
+    requests: UnboundedSender<ObjectRef<CachedExternalSecret>>,
+    external_secrets: Store<CachedExternalSecret>,
     namespace: Option<String>,
 }
 
@@ -30,9 +30,9 @@ impl DriftWatches {
     /// Watches that map objects to the ExternalSecrets of `external_secrets` (scoped to
     /// `namespace` when the controller is); the receiver yields their reconcile requests.
     pub fn new(
-        external_secrets: Store<ExternalSecret>,
+        external_secrets: Store<CachedExternalSecret>,
         namespace: Option<String>,
-    ) -> (Self, UnboundedReceiver<ObjectRef<ExternalSecret>>) {
+    ) -> (Self, UnboundedReceiver<ObjectRef<CachedExternalSecret>>) {
         let (requests, receiver) = unbounded();
         let watches = Self {
             started: Mutex::default(),
