@@ -1,6 +1,6 @@
 //! The reconcilers the operator runs, one module per kind, and the modules they share
 //! (`backoff`, `deadline`, `fan_out`, `finalizers`, `metadata`, `queue_depth`, `rewrite`,
-//! `store_watch`, `template`, `watch_filter`): a controller never imports another controller's
+//! `schema_guard`, `store_watch`, `template`, `watch_filter`): a controller never imports another controller's
 //! module; what two need lives in a shared module.
 
 pub mod backoff;
@@ -15,6 +15,7 @@ pub mod metadata;
 pub mod push_secret;
 pub mod queue_depth;
 pub mod rewrite;
+pub mod schema_guard;
 pub mod secret_store;
 pub mod store_watch;
 pub mod template;

@@ -3,7 +3,7 @@
 //! is triggered by its changes (issue 24: before, each held a cache of its own, so every store
 //! was held and listed twice).
 //!
-//! The watch reads stores through `DeserializeGuard`: a store that does not match the schema is
+//! The watch reads stores through [`Guarded`]: a store that does not match the schema is
 //! logged and left out instead of failing the list of every store. The cache keeps no
 //! managedFields. A deleted store's provider clients, validation memory and metric series are
 //! dropped here, whichever controllers run. Consumers subscribe before [`StoreWatch::drive`]
@@ -17,7 +17,6 @@ use std::sync::Arc;
 use external_secrets_crds::v1::{ClusterSecretStore, SecretStore};
 use external_secrets_providers::StoreRef;
 use futures::{Stream, StreamExt};
-use kube::core::DeserializeGuard;
 use kube::runtime::reflector::{self, store::Writer};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
@@ -25,6 +24,7 @@ use serde::de::DeserializeOwned;
 
 use crate::caches::forget_managed_fields;
 use crate::context::Context;
+use crate::controllers::schema_guard::Guarded;
 
 /// What the shared watch needs of a store kind: the store controllers build their own trait
 /// on it (`secret_store::Store`), the ExternalSecret controller reads the cache through it.
@@ -39,7 +39,7 @@ pub trait WatchedStore:
     /// The store as the provider layer sees it.
     fn store_ref(&self) -> StoreRef<'_>;
     /// The API to watch through: one namespace (`--namespace`) or all.
-    fn watch_api(client: Client, namespace: Option<&str>) -> Api<DeserializeGuard<Self>>;
+    fn watch_api(client: Client, namespace: Option<&str>) -> Api<Guarded<Self>>;
 }
 
 impl WatchedStore for SecretStore {
@@ -49,7 +49,7 @@ impl WatchedStore for SecretStore {
     fn store_ref(&self) -> StoreRef<'_> {
         StoreRef::from(self)
     }
-    fn watch_api(client: Client, namespace: Option<&str>) -> Api<DeserializeGuard<Self>> {
+    fn watch_api(client: Client, namespace: Option<&str>) -> Api<Guarded<Self>> {
         match namespace {
             Some(namespace) => Api::namespaced(client, namespace),
             None => Api::all(client),
@@ -64,7 +64,7 @@ impl WatchedStore for ClusterSecretStore {
     fn store_ref(&self) -> StoreRef<'_> {
         StoreRef::from(self)
     }
-    fn watch_api(client: Client, _: Option<&str>) -> Api<DeserializeGuard<Self>> {
+    fn watch_api(client: Client, _: Option<&str>) -> Api<Guarded<Self>> {
         Api::all(client)
     }
 }
@@ -125,7 +125,7 @@ impl<K: WatchedStore> StoreWatch<K> {
     /// until they end; `deleted` is told of every store that went.
     async fn follow<Deleted>(
         self,
-        events: impl Stream<Item = Result<watcher::Event<DeserializeGuard<K>>, watcher::Error>>,
+        events: impl Stream<Item = Result<watcher::Event<Guarded<K>>, watcher::Error>>,
         deleted: impl Fn(K) -> Deleted,
     ) where
         Deleted: Future<Output = ()>,
@@ -152,14 +152,14 @@ impl<K: WatchedStore> StoreWatch<K> {
 /// The event with its store, or nothing when the store does not match the schema (logged
 /// without its content, which may quote field values).
 fn valid<K: WatchedStore>(
-    event: Result<watcher::Event<DeserializeGuard<K>>, watcher::Error>,
+    event: Result<watcher::Event<Guarded<K>>, watcher::Error>,
 ) -> Option<Result<watcher::Event<K>, watcher::Error>> {
     use watcher::Event;
     let event = match event {
         Ok(event) => event,
         Err(error) => return Some(Err(error)),
     };
-    let store = |guard: DeserializeGuard<K>| match guard.0 {
+    let store = |guard: Guarded<K>| match guard.0 {
         Ok(store) => Some(store),
         Err(invalid) => {
             tracing::warn!(
@@ -224,7 +224,7 @@ mod tests {
     use std::sync::Mutex;
     use watcher::Event;
 
-    fn guard(name: &str, provider: serde_json::Value) -> DeserializeGuard<SecretStore> {
+    fn guard(name: &str, provider: serde_json::Value) -> Guarded<SecretStore> {
         serde_json::from_value(serde_json::json!({
             "apiVersion": "external-secrets.io/v1",
             "kind": "SecretStore",
@@ -238,7 +238,7 @@ mod tests {
         .unwrap()
     }
 
-    fn good(name: &str) -> DeserializeGuard<SecretStore> {
+    fn good(name: &str) -> Guarded<SecretStore> {
         guard(name, serde_json::json!({"fake": {"data": []}}))
     }
 
