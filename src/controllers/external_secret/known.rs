@@ -142,23 +142,7 @@ mod tests {
     use serde_json::json;
 
     use crate::controllers::external_secret::cached_secret::compact;
-
-    /// A managed Secret's metadata with managedFields `(manager, operation, fieldsV1)`.
-    fn meta(version: &str, fields: &[(&str, &str, serde_json::Value)]) -> SecretMeta {
-        let entries: Vec<_> = fields
-            .iter()
-            .map(|(manager, operation, fields)| {
-                json!({"manager": manager, "operation": operation, "fieldsType": "FieldsV1",
-                       "fieldsV1": fields})
-            })
-            .collect();
-        serde_json::from_value(json!({
-            "apiVersion": "v1", "kind": "Secret",
-            "metadata": {"name": "db", "namespace": "team", "resourceVersion": version,
-                         "managedFields": entries},
-        }))
-        .unwrap()
-    }
+    use crate::controllers::external_secret::secret_meta::tests::meta;
 
     #[test]
     fn lookups_wait_for_the_first_list_then_prefer_our_newer_write() {

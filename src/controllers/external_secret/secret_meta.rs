@@ -110,12 +110,13 @@ pub fn trim(meta: &mut SecretMeta) {
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
     use serde_json::json;
 
-    /// A managed Secret's metadata with managedFields `(manager, operation, fieldsV1)`.
-    fn meta(version: &str, fields: &[(&str, &str, serde_json::Value)]) -> SecretMeta {
+    /// A managed Secret's metadata with managedFields `(manager, operation, fieldsV1)`; the
+    /// known-Secrets tests build theirs with it too.
+    pub fn meta(version: &str, fields: &[(&str, &str, serde_json::Value)]) -> SecretMeta {
         let entries: Vec<_> = fields
             .iter()
             .map(|(manager, operation, fields)| {
