@@ -164,13 +164,15 @@ pub async fn run(
         .run(
             move |entry: Arc<CachedExternalSecret>, context: Arc<EsContext>| {
                 started.taken(&ObjectRef::from_obj(entry.as_ref()));
+                // A copy older than our last status write is judged with that status. This
+                // must happen now, with the copy the controller picked: by the time the future
+                // first runs, the watch may have shown our write and ended the entry.
+                let es = entry
+                    .external_secret()
+                    .map(|es| context.recent.current(Arc::new(es)));
                 let cached = cached.clone();
                 async move {
-                    let es = entry
-                        .external_secret()
-                        .map_err(|error| ReconcileError(error::Error::Decode(error)))?;
-                    // A copy older than our last status write is judged with that status.
-                    let es = context.recent.current(Arc::new(es));
+                    let es = es.map_err(|error| ReconcileError(error::Error::Decode(error)))?;
                     let result = template::budgeted(reconcile::reconcile(&es, &context)).await;
                     if !still_cached(&cached, entry.as_ref()) {
                         forget_deleted(entry.as_ref(), &context.shared);
