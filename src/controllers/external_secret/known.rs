@@ -68,10 +68,11 @@ impl KnownSecrets {
     }
 
     /// Remembers the Secret an apply returned (its metadata only) until the watch shows it.
-    pub fn wrote(&self, secret: &Secret) {
+    /// Takes the Secret: its metadata moves into the compact form without a copy.
+    pub fn wrote(&self, secret: Secret) {
         let written = CachedSecret::new(PartialObjectMeta {
             types: None,
-            metadata: secret.metadata.clone(),
+            metadata: secret.metadata,
             _phantom: std::marker::PhantomData,
         });
         let (namespace, name) = written.key();
@@ -159,7 +160,7 @@ mod tests {
             "data": {"password": "czNjcmV0"},
         }))
         .unwrap();
-        known.wrote(&written);
+        known.wrote(written.clone());
         let Known::Managed(ours) = known.lookup("team", "db") else {
             panic!("our write is known")
         };
@@ -182,7 +183,7 @@ mod tests {
 
         // The watch showed our version before the apply returned: nothing to remember, and a
         // later edit wins.
-        known.wrote(&written);
+        known.wrote(written.clone());
         assert!(known.written().is_empty());
         let edited = compact(watcher::Event::Apply(meta("7", &[])));
         writer.apply_watcher_event(&edited);
@@ -193,7 +194,7 @@ mod tests {
         assert_eq!(seen.metadata.resource_version.as_deref(), Some("7"));
 
         // A deletion seen by the watch leaves nothing behind.
-        known.wrote(&written);
+        known.wrote(written.clone());
         let deleted = compact(watcher::Event::Delete(meta("6", &[])));
         writer.apply_watcher_event(&deleted);
         known.observe(&deleted);

@@ -291,7 +291,7 @@ async fn apply(
         .patch(&target::target_name(es), &params, &Patch::Apply(&body))
         .await
         .map_err(Error::Kube)?;
-    context.known.wrote(&written);
+    context.known.wrote(written);
     Ok(())
 }
 
