@@ -50,14 +50,24 @@ async fn assert_denied_to_secret_stores(store: &external_secrets_crds::v1::Secre
     assert!(error.message().contains("a SecretStore may not"), "{error}");
 }
 
-/// The `Authorization` header of the fake's latest request to `path`.
-fn last_authorization(path: &str) -> String {
+/// The `Authorization` header of the fake's latest request to `path` whose query names
+/// `vault` (`None`: any query). The fake is shared by the tests of this binary, which run in
+/// parallel: without the vault, another test's read of the same path could be the latest.
+fn last_authorization(path: &str, vault: Option<&str>) -> String {
     let request = fake()
         .server
         .requests()
         .into_iter()
         .rev()
-        .find(|request| request.path == path)
+        .find(|request| {
+            request.path == path
+                && vault.is_none_or(|vault| {
+                    request
+                        .query
+                        .as_deref()
+                        .is_some_and(|query| query.contains(vault))
+                })
+        })
         .unwrap();
     contract_fakes::server::header(&request.headers, "authorization")
         .unwrap()
@@ -77,7 +87,8 @@ async fn requests_are_signed_with_the_api_key_in_either_pem_form() {
         );
         assert_eq!(c.validate().await.unwrap(), ValidationResult::Ready);
     }
-    let authorization = last_authorization("/20190301/secretbundles/actions/getByName");
+    let authorization =
+        last_authorization("/20190301/secretbundles/actions/getByName", Some(&vault));
     assert!(authorization.starts_with("Signature version=\"1\",keyId=\"ocid1.tenancy.oc1..eso-test/ocid1.user.oc1..eso-test/db:03"), "{authorization}");
     assert!(
         authorization.contains(
@@ -307,12 +318,13 @@ async fn instance_principal_federates_a_session_key_and_renews_it_before_expiry(
         1,
         "one token for three reads"
     );
-    let authorization = last_authorization("/v1/x509");
+    let authorization = last_authorization("/v1/x509", None);
     assert!(
         authorization.contains(&format!("keyId=\"{}\"", identity.key_id())),
         "{authorization}"
     );
-    let authorization = last_authorization("/20190301/secretbundles/actions/getByName");
+    let authorization =
+        last_authorization("/20190301/secretbundles/actions/getByName", Some(&vault));
     assert!(authorization.contains("keyId=\"ST$"), "{authorization}");
     assert!(
         metadata
@@ -396,7 +408,7 @@ async fn workload_identity_exchanges_the_pod_token_at_the_proxymux() {
     }
     assert_eq!(fake().exchanges() - before, 1, "one token for two reads");
     assert_eq!(
-        last_authorization("/resourcePrincipalSessionTokens"),
+        last_authorization("/resourcePrincipalSessionTokens", None),
         format!("Bearer {POD_TOKEN}")
     );
 
