@@ -16,7 +16,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::target;
+use super::{read, target};
 
 /// An ExternalSecret compacted for the cache (see the module doc).
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ impl CachedExternalSecret {
     /// Compacts `es`, dropping its managedFields (nothing reads them from a cache).
     pub fn new(es: ExternalSecret) -> Self {
         let target_name = target::target_name(&es).into();
-        let store_refs = store_refs(&es.spec).cloned().collect();
+        let store_refs = read::store_references(&es).into();
         let mut metadata = es.metadata;
         metadata.managed_fields = None;
         let body = Body {
@@ -80,19 +80,6 @@ impl CachedExternalSecret {
     pub fn store_refs(&self) -> &[SecretStoreRef] {
         &self.store_refs
     }
-}
-
-/// The default store and every entry's `sourceRef.storeRef` of `spec`.
-fn store_refs(spec: &ExternalSecretSpec) -> impl Iterator<Item = &SecretStoreRef> {
-    let entries = spec
-        .data
-        .iter()
-        .filter_map(|d| d.source_ref.as_ref()?.store_ref.as_ref());
-    let from = spec
-        .data_from
-        .iter()
-        .filter_map(|d| d.source_ref.as_ref()?.store_ref.as_ref());
-    spec.secret_store_ref.iter().chain(entries).chain(from)
 }
 
 impl<'de> Deserialize<'de> for CachedExternalSecret {
