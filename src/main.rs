@@ -1,5 +1,6 @@
 //! Entry point of the `external-secrets` binary: parse the command line and dispatch.
 
+mod allocator;
 mod caches;
 mod certcontroller;
 mod cli;
@@ -27,6 +28,7 @@ use cli::{Cli, Command};
 use std::io::Write;
 
 fn main() -> anyhow::Result<()> {
+    allocator::configure();
     match Cli::parse().into_command() {
         Command::Crds { out_dir } => print_crds(out_dir.as_deref()),
         Command::Render { file } => {

@@ -37,6 +37,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     let metrics = Arc::new(Metrics::new(args.enable_extended_metric_labels));
     let context = connect(&args, metrics.clone()).await?;
     let (stop, stopped) = watch::channel(false);
+    // Dropped with the runtime when `run` returns.
+    tokio::spawn(crate::allocator::trim_now_and_then());
     let shutdown = Shutdown(stopped);
     let serving = args.metrics_tls.serving(Some(&context.client)).await?;
     let server = tokio::spawn(crate::server::serve(

@@ -198,6 +198,11 @@ fn figures(
             "MiB",
         ),
         Figure::new(
+            "  of which file-backed (the binary's pages)",
+            mib(wave.process.rss_file_kib),
+            "MiB",
+        ),
+        Figure::new(
             "peak RSS (VmHWM) of the restarted controller",
             mib(wave.process.peak_rss_kib),
             "MiB",
