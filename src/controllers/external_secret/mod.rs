@@ -127,13 +127,13 @@ pub async fn run(
     )
     .default_backoff()
     .reflect(external_secret_writer)
-    .inspect(track_events(queue.clone(), forget, recent))
-    .applied_objects();
+    .inspect(track_events(queue.clone(), forget, recent));
     // Only changes upstream reconciles on (not the status our own writes set) are triggers.
     let own_queue = queue.clone();
-    let watched = watch_filter::triggering(watched, watch_filter::desired_state)
-        .inspect_ok(move |es| own_queue.triggered([&ObjectRef::from_obj(es)]));
-    let controller = Controller::for_stream(watched, external_secrets.clone());
+    let triggers = watch_filter::triggering(watched, watch_filter::desired_state, CONTROLLER)
+        .inspect(move |es| own_queue.triggered([es]));
+    // Every trigger comes through `reconcile_on`, the own objects' (`triggers`) too.
+    let controller = Controller::for_stream(futures::stream::pending(), external_secrets.clone());
     let drift_queue = queue.clone();
     let drift_requests = drift_requests.inspect(move |request| {
         drift_queue.triggered([request]);
@@ -160,10 +160,11 @@ pub async fn run(
             move |store: Arc<ClusterSecretStore>| by_cluster_store.of_cluster_store(&store),
         )
         .reconcile_on(drift_requests)
+        .reconcile_on(triggers)
         .graceful_shutdown_on(shutdown)
         .run(
             move |entry: Arc<CachedExternalSecret>, context: Arc<EsContext>| {
-                started.taken(&ObjectRef::from_obj(entry.as_ref()));
+                started.taken(&watch_filter::reference_of(entry.as_ref()));
                 // A copy older than our last status write is judged with that status. This
                 // must happen now, with the copy the controller picked: by the time the future
                 // first runs, the watch may have shown our write and ended the entry.
@@ -309,7 +310,7 @@ fn writers_of(
         .state()
         .iter()
         .filter(|es| es.namespace() == namespace && es.target_name() == name)
-        .map(|es| ObjectRef::from_obj(es.as_ref()))
+        .map(|es| watch_filter::reference_of(es.as_ref()))
         .collect()
 }
 
@@ -330,6 +331,6 @@ fn users_of(
                 .iter()
                 .any(|reference| kind_and_name(reference) == (kind, name))
         })
-        .map(|es| ObjectRef::from_obj(es.as_ref()))
+        .map(|es| watch_filter::reference_of(es.as_ref()))
         .collect()
 }

@@ -20,10 +20,10 @@ pub mod template;
 use std::sync::Arc;
 
 use external_secrets_crds::v1alpha1::PushSecret;
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 use kube::ResourceExt;
 use kube::runtime::controller::{self, Controller};
-use kube::runtime::reflector::{self, ObjectRef};
+use kube::runtime::reflector;
 use kube::runtime::{WatchStreamExt, watcher};
 
 use crate::caches::{forget_managed_fields, still_cached};
@@ -63,20 +63,21 @@ pub async fn run(
                 forget_deleted(push_secret, &forget);
             }
             followed.follow_deletions(event);
-        })
-        .applied_objects();
+        });
     // Only changes upstream reconciles on (not the status our own writes set) are triggers.
     let triggered = queue.clone();
-    let objects = watch_filter::triggering(objects, watch_filter::desired_state)
-        .inspect_ok(move |push_secret| triggered.triggered([&ObjectRef::from_obj(push_secret)]));
+    let triggers = watch_filter::triggering(objects, watch_filter::desired_state, CONTROLLER)
+        .inspect(move |push_secret| triggered.triggered([push_secret]));
     let cached = reader.clone();
     tracing::info!(controller = CONTROLLER, "starting controller");
-    Controller::for_stream(objects, reader)
+    // Every trigger comes through `reconcile_on`, the own objects' (`triggers`) too.
+    Controller::for_stream(futures::stream::pending(), reader)
         .with_config(controller::Config::default().concurrency(concurrency))
+        .reconcile_on(triggers)
         .graceful_shutdown_on(shutdown)
         .run(
             move |push_secret: Arc<PushSecret>, context: Arc<PsContext>| {
-                started.taken(&ObjectRef::from_obj(push_secret.as_ref()));
+                started.taken(&watch_filter::reference_of(push_secret.as_ref()));
                 let cached = cached.clone();
                 async move {
                     let reconcile = reconcile::reconcile(push_secret.clone(), context.clone());
