@@ -19,6 +19,7 @@ pub mod generic;
 pub mod inputs;
 pub mod known;
 pub mod outcome;
+pub mod packed_json;
 
 pub mod read;
 pub mod recent;
