@@ -7,6 +7,7 @@ use super::fetch::SharedReads;
 use super::generic::GenericTargets;
 use super::known::KnownSecrets;
 use super::recent::RecentStatuses;
+use super::refresh_timers::RefreshTimers;
 use crate::context::Context;
 use crate::stores::Stores;
 
@@ -31,4 +32,6 @@ pub struct EsContext {
     pub known: Arc<KnownSecrets>,
     /// Statuses written that the ExternalSecret watch has not shown yet.
     pub recent: Arc<RecentStatuses>,
+    /// When each ExternalSecret's next refresh is due.
+    pub refresh_timers: Arc<RefreshTimers>,
 }

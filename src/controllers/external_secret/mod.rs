@@ -25,6 +25,7 @@ pub mod read;
 pub mod recent;
 pub mod reconcile;
 pub mod refresh;
+pub mod refresh_timers;
 pub mod status;
 
 pub mod secret_meta;
@@ -58,6 +59,7 @@ use fetch::SharedReads;
 use known::KnownSecrets;
 use recent::RecentStatuses;
 use reconcile::ReconcileError;
+use refresh_timers::RefreshTimers;
 
 /// Runs the ExternalSecret controller until `shutdown` completes, reading stores from the
 /// shared store watches (`secret_stores`, `cluster_secret_stores`).
@@ -110,6 +112,7 @@ pub async fn run(
     let (drift_watches, drift_requests) =
         generic::watch::DriftWatches::new(external_secrets.clone(), settings.namespace.clone());
     let recent = Arc::new(RecentStatuses::default());
+    let refresh_timers = Arc::new(RefreshTimers::default());
     let es_context = Arc::new(EsContext {
         shared: context,
         stores: Stores {
@@ -121,6 +124,7 @@ pub async fn run(
         generic: generic::GenericTargets::new(settings.allow_generic_targets, drift_watches),
         known,
         recent: Arc::clone(&recent),
+        refresh_timers: Arc::clone(&refresh_timers),
     });
     let watched = watcher(
         settings.scoped_api::<CachedExternalSecret>(client),
@@ -128,7 +132,12 @@ pub async fn run(
     )
     .default_backoff()
     .reflect(external_secret_writer)
-    .inspect(track_events(queue.clone(), forget, recent));
+    .inspect(track_events(
+        queue.clone(),
+        forget,
+        recent,
+        Arc::clone(&refresh_timers),
+    ));
     // Only changes upstream reconciles on (not the status our own writes set) are triggers.
     let own_queue = queue.clone();
     let triggers = watch_filter::triggering(watched, watch_filter::desired_state, CONTROLLER)
@@ -162,6 +171,7 @@ pub async fn run(
         )
         .reconcile_on(drift_requests)
         .reconcile_on(triggers)
+        .reconcile_on(refresh_timers.due())
         .graceful_shutdown_on(shutdown)
         .run(
             move |entry: Arc<CachedExternalSecret>, context: Arc<EsContext>| {
@@ -177,7 +187,7 @@ pub async fn run(
                     let es = es.map_err(|error| ReconcileError(error::Error::Decode(error)))?;
                     let result = template::budgeted(reconcile::reconcile(&es, &context)).await;
                     if !still_cached(&cached, entry.as_ref()) {
-                        forget_deleted(entry.as_ref(), &context.shared);
+                        forget_deleted(entry.as_ref(), &context.shared, &context.refresh_timers);
                     }
                     result
                 }
@@ -199,11 +209,12 @@ fn track_events(
     queue: Arc<QueueDepth<CachedExternalSecret>>,
     context: Arc<Context>,
     recent: Arc<RecentStatuses>,
+    refresh_timers: Arc<RefreshTimers>,
 ) -> impl Fn(&Result<watcher::Event<CachedExternalSecret>, watcher::Error>) {
     move |event| {
         if let Ok(event) = event {
             if let watcher::Event::Delete(es) = event {
-                forget_deleted(es, &context);
+                forget_deleted(es, &context, &refresh_timers);
             }
             recent.observe(event);
         }
@@ -267,12 +278,12 @@ fn finished<T>(
     }
 }
 
-/// Drops the metric series and retry state of a deleted ExternalSecret.
-fn forget_deleted(es: &CachedExternalSecret, context: &Context) {
-    context
-        .metrics
-        .remove_external_secret(&es.name_any(), &es.namespace().unwrap_or_default());
+/// Drops the metric series, retry state and pending refresh of a deleted ExternalSecret.
+fn forget_deleted(es: &CachedExternalSecret, context: &Context, refresh_timers: &RefreshTimers) {
+    let (name, namespace) = (es.name_any(), es.namespace().unwrap_or_default());
+    context.metrics.remove_external_secret(&name, &namespace);
     context.backoff.forget(es);
+    refresh_timers.forget(&namespace, &name);
 }
 
 /// Backs off 5 s for temporary errors (kube's controller retries per object); permanent ones

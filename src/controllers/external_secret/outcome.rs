@@ -66,18 +66,25 @@ pub async fn finish(
     now: Timestamp,
 ) -> Result<Action, Error> {
     write_status(es, context, &ready, synced.as_ref()).await?;
-    Ok(requeue(es, interval, now, now))
+    Ok(requeue(es, context, interval, now, now))
 }
 
-/// Requeues at the next refresh counted from `refreshed`, or waits for a change.
+/// Sets the next refresh counted from `refreshed` ([`super::refresh_timers`]), or none when
+/// the ExternalSecret waits for a change; kube's scheduler is left nothing to hold.
 pub fn requeue(
     es: &ExternalSecret,
+    context: &EsContext,
     interval: Duration,
     refreshed: Timestamp,
     now: Timestamp,
 ) -> Action {
-    refresh::next_refresh(es, interval, refreshed, now, fastrand::f64())
-        .map_or_else(Action::await_change, Action::requeue)
+    let namespace = es.namespace().unwrap_or_default();
+    let name = es.name_any();
+    match refresh::next_refresh(es, interval, refreshed, now, fastrand::f64()) {
+        Some(after) => context.refresh_timers.schedule(&namespace, &name, after),
+        None => context.refresh_timers.forget(&namespace, &name),
+    }
+    Action::await_change()
 }
 
 /// Writes the status (server-side apply on the status subresource) when it changed.

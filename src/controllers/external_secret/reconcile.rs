@@ -176,7 +176,7 @@ async fn still_current(
         .metrics
         .set_external_secret_condition(es.meta(), "True");
     let refreshed = refresh::last_refresh(es).unwrap_or(now);
-    Ok(Some(requeue(es, interval, refreshed, now)))
+    Ok(Some(requeue(es, context, interval, refreshed, now)))
 }
 
 /// What `deletionPolicy` makes of a sync without provider data.

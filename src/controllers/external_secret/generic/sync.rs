@@ -97,7 +97,7 @@ async fn steps(
             .watches
             .ensure(&context.shared.client, &resource);
         let refreshed = refresh::last_refresh(es).unwrap_or(now);
-        return Ok(requeue(es, interval, refreshed, now));
+        return Ok(requeue(es, context, interval, refreshed, now));
     }
     let data = read_provider_data(es, context)
         .await
