@@ -41,9 +41,9 @@ pub fn desired_state<K: Resource>(object: &K) -> Option<u64> {
 /// passes, and so does every change of one without properties (`None`). A failed watch
 /// call is logged and skipped (the watcher retries it).
 ///
-/// The references carry no resource version or uid, because the controller's scheduler keeps
-/// two copies of each pending one (every object has its refresh pending) and the store finds
-/// objects by name and namespace alone.
+/// The references carry no resource version or uid: kube's scheduler and our queue-depth
+/// count keep a copy of each pending one, and the store finds objects by name and namespace
+/// alone.
 pub fn triggering<K, S>(
     events: S,
     trigger: fn(&K) -> Option<u64>,

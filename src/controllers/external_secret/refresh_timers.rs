@@ -17,6 +17,9 @@ use tokio::time::Instant;
 
 use super::cached_external_secret::CachedExternalSecret;
 
+/// The wait of a refresh whose due time the clock cannot hold (about 30 years).
+const FOREVER: Duration = Duration::from_secs(60 * 60 * 24 * 365 * 30);
+
 /// The pending refreshes (see the module doc).
 #[derive(Default)]
 pub struct RefreshTimers {
@@ -37,7 +40,9 @@ impl RefreshTimers {
     /// The refresh of the ExternalSecret `name` in `namespace` is due `after` from now,
     /// replacing any earlier or later time it had.
     pub fn schedule(&self, namespace: &str, name: &str, after: Duration) {
-        let at = Instant::now() + after;
+        // A refresh interval of centuries must not overflow the clock: it waits "forever".
+        let now = Instant::now();
+        let at = now.checked_add(after).unwrap_or_else(|| now + FOREVER);
         let key: Arc<str> = format!("{namespace}/{name}").into();
         let mut pending = self.pending();
         if let Some(old) = pending.due_of.insert(key.clone(), at) {
@@ -180,6 +185,15 @@ mod tests {
         assert_eq!(first.name, "urgent");
         assert_eq!(started.elapsed().as_secs(), 3);
         assert_eq!(timers.len(), 1);
+    }
+
+    #[test]
+    fn an_interval_beyond_the_clock_waits_instead_of_panicking() {
+        let timers = RefreshTimers::default();
+        timers.schedule("team", "never", Duration::MAX);
+        let (due, next) = timers.take_due(Instant::now() + Duration::from_secs(3600));
+        assert!(due.is_empty());
+        assert!(next.is_some());
     }
 
     #[test]
